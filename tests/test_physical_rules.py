@@ -80,11 +80,12 @@ def test_expert_parallelism_follows_tokens_in_flight():
 
 
 def test_the_all_to_all_pushes_its_inter_node_share_through_its_own_nic():
-    """8 ranks over 2 nodes, NVLink not limiting: each GPU sends half its message M through its
-    NIC (one direction 2·W_inter): M/(2·2·W). The reference's ring share is 4× smaller."""
+    """8 ranks over 2 nodes, NVLink not limiting, attention groups of one GPU (σ = 16): each
+    GPU sends half its message M through its NIC (one direction 2·W_inter): M/(2·2·W). The
+    reference's ring share is 4× smaller."""
     message, inter = 1e6, 25e9
     at = {S.msg_bytes: message, S.n_ranks: 8, S.n_nodes_c: 2, S.bw_ar_intra: sp.oo,
-          S.bw_ar_inter: inter, S.bw_eff: 1, S.h_coll: sp.Rational(1, 2)}
+          S.bw_ar_inter: inter, S.bw_eff: 1, S.h_coll: sp.Rational(1, 2), S.sigma_attn: 16}
     physical = float(coll.all_to_all_bandwidth_time().rhs.subs(at))
     reference = float(coll.protocol_bandwidth_time().rhs.subs(at))
     assert physical == pytest.approx(message * (2 - 1) / 2 / (2 * inter))
@@ -235,7 +236,11 @@ def _attention_flops(key, q, context, curve="physical"):
     model, gpu = get_model(key), get_gpu("h200")
     branch = fm.compile_branch(model, gpu, False, q, context, curve=curve, logits=1.0)
     rate = gpu.flops(model.weight_bits, capped=curve != "limit")
-    return float(branch["arithmetic"](1.0, 1.0, 1.0, 1.0)) * rate
+    # attention over a 16-bit cache at the BF16 rate (the limit: the faster, the weights' FP8)
+    cache_rate = gpu.flops(8) if curve == "limit" else gpu.flops(16, capped=True)
+    args = (1.0, 1.0, 1.0, 1.0)
+    return (float(branch["arithmetic_rest"](*args)) * rate
+            + float(branch["arithmetic_attention"](*args)) * cache_rate)
 
 
 def test_mla_attention_flops_by_hand():
@@ -286,3 +291,128 @@ def test_a_sparse_mla_layer_attends_to_its_selection_absorbed_or_to_all_multi_he
               - 2 * _attention_flops(DEEPSEEK_V32, long + step, 0.0)
               + _attention_flops(DEEPSEEK_V32, long, 0.0))
     assert second == pytest.approx(layers * 64 * 258 * step * step, rel=1e-9)
+
+
+def nccl_one_way(ranks: int, nodes: int, nic_bytes: float, nic: float) -> float:
+    """A one-way collective over ``nodes`` nodes whose bandwidth time is ``nic_bytes`` over the
+    NIC's ``nic`` B/s (NVLink not binding), at the cheapest protocol:
+    (ranks/nodes − 1)·a + h·log2(nodes) + t0 + bytes/(f·W)."""
+    return min((ranks / nodes - 1) * a + h * math.log2(nodes) + base + nic_bytes / (f * nic)
+               for a, h, base, f in PROTOCOLS)
+
+
+def test_no_all_to_all_with_tensor_parallel_attention_deepseek_v3():
+    """DeepSeek-V3 (config: 61 layers, the first 3 dense; 256 routed experts of 3 × 7,168 ×
+    2,048, 8 per token; 1 shared; MLA latent 512 + rotary 64; vocabulary 129,280) decoding 64
+    sequences of 2,048 + 512 tokens on 8 H200 (TP 8, FP8). Attention is tensor-parallel
+    (σ = 1): every GPU holds every token, so no all-to-all runs and none pays a latency.
+    By hand: 122 all-reduces of one 7,168-wide BF16 vector per token, 26.9 ms per token."""
+    model, gpu = get_model("deepseek-v3"), get_gpu("h200")
+    got = predict(Deployment(model, gpu, tp=8, batch=64, input_len=2048, output_len=512))
+    assert got.n_ep == 8
+    # network: 61 attention all-reduces, 58 MoE layers' group all-reduce, 3 dense layers'
+    # feed-forward all-reduce, each of 64 × 7,168 × 2 = 917,504 B inside one node (NCCL LL:
+    # 2·7·0.6 + 6.8 = 15.2 µs + 917,504·7/(8·0.5·225 GB/s) = 7.14 µs)
+    message = 64 * 7168 * 2
+    network = 122 * nccl_all_reduce_one_node(8, message, 225e9)
+    assert network == pytest.approx(2.725e-3, rel=1e-3)
+    decode = got.decode_terms_ms
+    assert (decode["network_latency"] + decode["network_bandwidth"]) / 1e3 == pytest.approx(
+        network, rel=1e-9)
+    # memory: the weights at 1 byte (embeddings 2 bytes), less the idle routed experts (each
+    # idle with probability (1 − 8/256)^64) and the input embedding (a lookup), plus the
+    # latent cache read by all 8 GPUs, over 8 × 4.8 TB/s × 0.75
+    attention = 61 * (7168 * 1536 + 1536 * 128 * 192 + 7168 * 576 + 512 * 128 * 256
+                      + 128 * 128 * 7168)
+    routed = 58 * 256 * 3 * 7168 * 2048
+    weights = (attention + 3 * 3 * 7168 * 18432 + 58 * 3 * 7168 * 2048 + routed
+               + 58 * 256 * 7168 + 2 * 129280 * 7168 * 2)
+    read = weights - routed * (1 - 8 / 256) ** 64 - 129280 * 7168 * 2
+    cache = 64 * (2048 + 256) * 61 * (512 + 64) * 2 * 8
+    memory = (read + cache) / (8 * 4.8e12 * 0.75)
+    kernel = 4 * 61 * 4e-6
+    by_hand = memory + network + kernel
+    assert by_hand == pytest.approx(26.9e-3, rel=0.005)
+    # the project adds the activations' traffic (under 1% here)
+    assert by_hand <= got.tpot_ms / 1e3 <= 1.01 * by_hand
+
+
+def test_no_all_to_all_with_tensor_parallel_attention_qwen3_235b():
+    """Qwen3-235B-A22B (config: 94 layers, 64 query and 4 KV heads of 128, 128 experts of 3 ×
+    4,096 × 1,536, 8 per token, BF16) decoding 32 sequences of 2,048 + 512 tokens on 8 H100 (TP
+    8): 32 ≥ 2·16 sequences, so expert-parallel, but with σ = 1 no all-to-all. By hand: 188
+    all-reduces of 32 × 4,096 × 2 B, 27.0 ms per token."""
+    model, gpu = get_model("qwen3-235b-a22b"), get_gpu("h100")
+    got = predict(Deployment(model, gpu, tp=8, batch=32, input_len=2048, output_len=512))
+    assert got.n_ep == 8
+    network = 188 * nccl_all_reduce_one_node(8, 32 * 4096 * 2, 225e9)
+    decode = got.decode_terms_ms
+    assert (decode["network_latency"] + decode["network_bandwidth"]) / 1e3 == pytest.approx(
+        network, rel=1e-9)
+    routed = 94 * 128 * 3 * 4096 * 1536
+    params = 94 * (64 * 128 * 4096 * 2 + 2 * 4096 * 4 * 128) + routed + 94 * 128 * 4096 \
+        + 2 * 151936 * 4096
+    read = 2 * (params - routed * (1 - 8 / 128) ** 32 - 151936 * 4096)
+    cache = 32 * (2048 + 256) * 94 * 4 * 128 * 2 * 2 * 2  # K and V, 2 bytes, 2 copies at TP 8
+    memory = (read + cache) / (8 * 3.3e12 * 0.75)
+    by_hand = memory + network + 4 * 94 * 4e-6
+    assert by_hand == pytest.approx(27.0e-3, rel=0.005)
+    assert by_hand <= got.tpot_ms / 1e3 <= 1.01 * by_hand
+
+
+def test_the_all_to_alls_local_share_is_removed_once():
+    """DeepSeek-V3 on 16 H100 over 2 nodes, data-parallel attention (σ = 16), EP 16, decoding
+    512 sequences: 32 tokens per GPU, each sent to its 8 experts' GPUs, half of them on the other
+    node: 32 × 8 × ½ × 7,168 B = 0.917 MB of FP8 dispatch and 1.835 MB of BF16 combine
+    through a 50 GB/s NIC (one direction of 2 × 25 GB/s), per MoE layer about 110.5 µs."""
+    model, gpu = get_model("deepseek-v3"), get_gpu("h100")
+    dispatch = 32 * 8 * 0.5 * 7168
+    assert dispatch == pytest.approx(0.917e6, rel=1e-3)
+    per_layer = (nccl_one_way(8, 2, dispatch, 50e9) + nccl_one_way(8, 2, 2 * dispatch, 50e9))
+    assert per_layer == pytest.approx(110.5e-6, rel=2e-3)
+    # no all-reduce is left (attention groups of one GPU), so the network is the 58 MoE layers'
+    branch = fm.compile_branch(model, gpu, False, 1.0, 2304.0, curve="physical")
+    assert float(branch["network"](16.0, 512.0, 1.0, 16.0)) == pytest.approx(58 * per_layer,
+                                                                             rel=1e-9)
+    # inside one node (8 GPUs, σ = 8) the dispatch crosses NVLink once: 7/8 of the message
+    at = {S.msg_bytes: 1e6, S.n_nodes_c: 1, S.bw_ar_intra: 225e9, S.bw_ar_inter: 25e9,
+          S.bw_eff: 1, S.h_coll: sp.Rational(1, 2), S.sigma_attn: 8}
+    assert float(coll.all_to_all_bandwidth_time().rhs.subs(at)) == pytest.approx(
+        0.5 * 1e6 * 7 / 8 / 225e9)
+
+
+def test_attention_over_a_16_bit_cache_runs_at_the_16_bit_rate():
+    """DeepSeek-V3 prefill of 2,048 tokens on 8 H200: multi-head attention, 61 layers × 128 heads
+    × 640 FLOPs × 2,048 queries × a mean 1,023.5 keys = 10.47 TFLOP, at the BF16 rate of a
+    16-bit cache (8 × 1,000 TFLOP/s × 0.6): 2.18 ms; with an 8-bit cache at the FP8 rate,
+    1.09 ms."""
+    model, gpu = get_model("deepseek-v3"), get_gpu("h200")
+    flops = 61 * 128 * 640 * 2048 * 1023.5
+    assert flops == pytest.approx(10.47e12, rel=1e-3)
+    for kv_scale, rate, ms in ((1.0, 1.0e15, 2.18), (0.5, 2.0e15, 1.09)):
+        branch = fm.compile_branch(model, gpu, False, 2048.0, 0.0, curve="physical", logits=1.0,
+                                   kv_scale=kv_scale)
+        got = float(branch["arithmetic_attention"](8.0, 1.0, 1.0, 1.0))
+        assert got == pytest.approx(flops / (8 * rate * 0.6), rel=1e-9)
+        assert got * 1e3 == pytest.approx(ms, rel=0.005)
+    # the limit attends at the faster of the cache's and the weights' peaks: FP8 for FP8 weights
+    limit = fm.compile_branch(model, gpu, False, 2048.0, 0.0, curve="limit", logits=1.0)
+    assert float(limit["arithmetic_attention"](8.0, 1.0, 1.0, 1.0)) == pytest.approx(
+        flops / (8 * 2.0e15), rel=1e-9)
+
+
+MFU_CASES = [("deepseek-v3", "b200"), ("llama-3.3-70b", "h100"), ("qwen3-235b-a22b", "h200")]
+
+
+@pytest.mark.parametrize("key,gpu_name", MFU_CASES)
+@pytest.mark.parametrize("curve", ["paper", "physical", "limit"])
+def test_mfu_never_exceeds_one_on_a_frontier(key, gpu_name, curve):
+    """MFU counts the FLOPs the curve times, each at its peak rate: no point of a frontier uses
+    more than the GPUs' peaks (DeepSeek-V3's fastest limit point on B200 reported 1.025 when
+    MFU counted the input embedding as a matmul)."""
+    setting = search_mod.Setting(model=get_model(key), gpu=get_gpu(gpu_name), context=2048.0,
+                                 curve=curve)
+    points = search_mod.frontier(setting).points
+    assert points
+    assert max(pt.mfu for pt in points) <= 1.0 + 1e-12
+    assert min(pt.mfu for pt in points) > 0.0

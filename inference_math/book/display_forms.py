@@ -229,11 +229,12 @@ def display_symbols() -> tuple[DisplaySymbol, ...]:
                       "with the protocol's constants (shown in {eq}`eq-coll-nccl`)",
                       tuple(_protocol_symbol("bw", p.name) for p in protocols)),
         DisplaySymbol(r"s_{\mathrm{node}}", "1",
-                      "ranks per node beyond the sender's own, max(0, n_ranks/n_nodes − 1), in "
+                      "share of an all-to-all's message bound for other GPUs of the sender's "
+                      "node outside its attention group, max(0, 1/n_nodes − 1/σ), in "
                       "{eq}`eq-coll-all-to-all`", (_NODE_SHARE,)),
         DisplaySymbol(r"s_{\mathrm{NIC}}", "1",
-                      "share of an all-to-all's message bound for other nodes, (n_nodes − 1)/"
-                      "n_nodes, in {eq}`eq-coll-all-to-all`", (_NIC_SHARE,)),
+                      "share of an all-to-all's message bound for other nodes, min(1 − 1/σ, "
+                      "1 − 1/n_nodes), in {eq}`eq-coll-all-to-all`", (_NIC_SHARE,)),
         DisplaySymbol(r"A_{2}", "FLOP/token²",
                       "coefficient of $S^2$ in the condition $A_2 S^2 + A_1 S = A_0$ whose positive "
                       "root is {eq}`eq-embeddings-crossover-length`: the FLOPs of a pass that "
@@ -335,16 +336,17 @@ _NODE_SHARE = sp.Symbol(r"s_{\mathrm{node}}", nonnegative=True)  # eq-coll-all-t
 _NIC_SHARE = sp.Symbol(r"s_{\mathrm{NIC}}", nonnegative=True)
 
 
-@form("eq-coll-all-to-all", "the shares of the message that stay in the node and that leave it "
-      "through the GPU's own NIC named, each over its link's bandwidth",
-      constants=lambda: {_NODE_SHARE: sp.Max(0, S.n_ranks / S.n_nodes_c - 1),
-                         _NIC_SHARE: (S.n_nodes_c - 1) / S.n_nodes_c}, where=True)
+@form("eq-coll-all-to-all", "the shares of the message that cross the node's links and that "
+      "leave it through the GPU's own NIC named, each over its link's bandwidth",
+      constants=lambda: {_NODE_SHARE: sp.Max(0, 1 / S.n_nodes_c - 1 / S.sigma_attn),
+                         _NIC_SHARE: sp.Min(1 - 1 / S.sigma_attn, 1 - 1 / S.n_nodes_c)},
+      where=True)
 def _all_to_all():
     coll, _ = _protocols()
-    shares = WrittenMax(_mul(S.n_nodes_c, _NODE_SHARE, _pow(S.bw_ar_intra, -1)),
-                        _mul(S.n_ranks, _NIC_SHARE, _pow(S.bw_ar_inter, -1)))
+    shares = WrittenMax(_mul(_NODE_SHARE, _pow(S.bw_ar_intra, -1)),
+                        _mul(_NIC_SHARE, _pow(S.bw_ar_inter, -1)))
     return sp.Eq(coll.all_to_all_bandwidth_time().lhs,
-                 _mul(S.h_coll, S.msg_bytes, _pow(_mul(S.bw_eff, S.n_ranks), -1), shares),
+                 _mul(S.h_coll, S.msg_bytes, _pow(S.bw_eff, -1), shares),
                  evaluate=False)
 
 
@@ -383,8 +385,9 @@ def _sparse_read():
 @form("eq-phys-flop-time", "the weights each token multiplies, the head's q_LM tokens, then "
       "attention over the entries it selects (r_c tokens to an entry) and its window, the "
       "indexer over the whole cache on every GPU (ξ_I = 1) or split with the heads (ξ_I = 0) "
-      "of the attention group, then the indexer's projections on the group's other GPUs, all "
-      "over the instance's FLOP/s", constants=_sparse_read, where=True)
+      "of the attention group, then the indexer's projections on the group's other GPUs, over "
+      "the instance's FLOP/s; attention over the cache over its FLOP/s at the cache's "
+      "precision", constants=_sparse_read, where=True)
 def _phys_flop_time():
     from ..fullmodel import physical_rules as phys
 
@@ -395,14 +398,16 @@ def _phys_flop_time():
 
     entries = sp.Add(_mul(S.ctx_read, _pow(S.r_cmp, -1)), S.ctx_wread, evaluate=False)
     scorers = sp.Add(_mul(S.xi_idx, fm.N_TP_ATTN), 1, -S.xi_idx, evaluate=False)
-    attention = sp.Add(_mul(4, S.d_head, S.n_q, entries),
-                       _mul(scorers, S.f_idx, context), evaluate=False)
+    indexer = _mul(S.n_layers, scorers, S.f_idx, context, S.b, S.q_len)
     replicas = _mul(2, sp.Add(fm.N_TP_ATTN, -1, evaluate=False), S.w_idx, S.b, S.q_len)
     numerator = sp.Add(_mul(2, weights, S.b, S.q_len),
-                       _mul(2, S.vocab, S.d_model, S.b, S.q_lm),
-                       _mul(S.n_layers, attention, S.b, S.q_len), replicas, evaluate=False)
-    return sp.Eq(phys.flop_time().lhs, _mul(numerator, _pow(_mul(S.n_gpu, S.flops), -1)),
-                 evaluate=False)
+                       _mul(2, S.vocab, S.d_model, S.b, S.q_lm), indexer, replicas,
+                       evaluate=False)
+    over_cache = _mul(S.n_layers, 4, S.d_head, S.n_q, entries, S.b, S.q_len)
+    return sp.Eq(phys.flop_time().lhs,
+                 sp.Add(_mul(numerator, _pow(_mul(S.n_gpu, S.flops), -1)),
+                        _mul(over_cache, _pow(_mul(S.n_gpu, S.flops_attn), -1)),
+                        evaluate=False), evaluate=False)
 
 
 def _cache_held():

@@ -347,6 +347,7 @@ n_blk = "n_blk"
 xi_idx = "xi_idx"
 d_nope = "d_nope"
 xi_mha = "xi_mha"
+flops_attn = "flops_attn"
 flop_mla = "flop_mla"
 eps_cost = "eps_cost"
 eps_price = "eps_price"
@@ -700,6 +701,7 @@ NAMES = (
     xi_idx,
     d_nope,
     xi_mha,
+    flops_attn,
     flop_mla,
     eps_cost,
     eps_price,

@@ -180,6 +180,10 @@ xi_mha = _define("xi_mha", r"\xi_{\mathrm{MHA}}", "1",
                  "values up-projected from its latents, 0 where it runs absorbed only (a "
                  "compressed layer, which has no up-projections)", "full",
                  nonnegative=True, real=True)
+flops_attn = _define("flops_attn", r"C_{\mathrm{attn}}", "FLOP/s",
+                     "arithmetic throughput of one GPU for attention over the KV cache, at the "
+                     "cache's precision (16-bit unless the cache is 8-bit or narrower)",
+                     "hardware", **_POS)
 flop_mla = _define("flop_mla", r"F_{\mathrm{attn}}^{\mathrm{MLA}}", "FLOP",
                    "FLOPs of one MLA layer's attention for one sequence's pass: the scores and "
                    "the values, in the cheaper of the absorbed and the multi-head form",

@@ -42,7 +42,7 @@ CONSTANTS = (N.q_len, N.ctx, N.p, N.p_act, N.d_model, N.d_ff, N.n_layers, N.n_q,
              N.n_unembed, N.kv_bytes, N.flops, N.hbm_bw, N.hbm_cap, N.t_kernel, N.node_size, N.bw_ar_intra,
              N.bw_ar_inter, N.n_sh, N.d_ff_shared, N.xi_ep, N.omega_net, N.q_lm, N.p_disp, N.p_emb,
              N.k_top, N.kv_idx, N.f_idx, N.w_idx, N.kv_win, N.ctx_win, N.r_cmp, N.st_cmp, N.xi_idx,
-             N.d_rope, N.d_nope, N.xi_mha)
+             N.d_rope, N.d_nope, N.xi_mha, N.flops_attn)
 
 
 # The limit counts no kernel launch: a captured graph launches its kernels back to back, and
@@ -84,6 +84,28 @@ def model_values(model, gpu, weight_bytes: float | None = None,
         N.kv_win: 0.0, N.ctx_win: 0.0, N.r_cmp: 1.0, N.st_cmp: 0.0, N.xi_idx: 1.0,
     })
     return values
+
+
+def attention_rate(gpu, weight_bits: int, kv_bits: float, curve: str = "paper") -> float:
+    """FLOP/s of attention over the cache, C_attn of eq-phys-flop-time: the rate of the cache's
+    precision, 8-bit for a cache of 8 bits or fewer (FP8 attention kernels), else 16-bit
+    (FlashAttention's and FlashMLA's BF16), at the preset's cap; in the limit at the peak, and
+    no slower than the weights' peak (a kernel may cast the cache to the weights' format). The
+    paper's rules time every FLOP at the weights' rate and leave it unused."""
+    width = 8 if kv_bits <= 8 else 16
+    table = gpu.flops_by_weight_bits
+    if width not in table:
+        return gpu.flops(weight_bits, capped=curve != "limit")
+    if curve == "limit":
+        return max(gpu.flops(width), gpu.flops(weight_bits))
+    return gpu.flops(width, capped=True)
+
+
+def _set_attention_rate(values: dict, gpu, weight_bits: int, activation_bytes: float,
+                        kv_scale: float, curve: str, rate: float | None) -> None:
+    """C_attn at the cache's bits (its activation bytes rescaled by ``kv_scale``), or ``rate``."""
+    values[N.flops_attn] = (attention_rate(gpu, weight_bits, 8 * activation_bytes * kv_scale,
+                                           curve) if rate is None else rate)
 
 
 def structure_of(model, gpu, two_d: bool, curve: str = "paper") -> Structure:
@@ -148,7 +170,8 @@ def _generated(rules: str):
 
 def compile_branch(model, gpu, two_d: bool, q: float = 1.0, context: float = 0.0,
                    weight_bytes: float | None = None, curve: str = "paper",
-                   logits: float | None = None, kv_scale: float = 1.0) -> Branch | GroupedBranch:
+                   logits: float | None = None, kv_scale: float = 1.0,
+                   attention_flops: float | None = None) -> Branch | GroupedBranch:
     """Functions of (N, b, N_PP, σ) for one model, GPU, layout, tokens per pass q and context ℓ.
 
     ``compile_branch(...)["latency"](N, b, N_PP, σ)``; any name of :func:`compile_term`. ``q``
@@ -156,11 +179,12 @@ def compile_branch(model, gpu, two_d: bool, q: float = 1.0, context: float = 0.0
     layer groups (:class:`~inference_math.presets.layered.LayeredModel`) gets a
     :class:`GroupedBranch`, with the same names. ``curve`` picks the rules (:data:`RULES`);
     ``logits`` is q_LM, the tokens per sequence whose logits the pass computes (default q; 1
-    for a prefill pass); ``kv_scale`` multiplies the cache's bytes (another KV precision).
+    for a prefill pass); ``kv_scale`` multiplies the cache's bytes (another KV precision);
+    ``attention_flops`` sets C_attn (default :func:`attention_rate` at the cache's bits).
     """
     if curve not in RULES:
         raise ValueError(f"unknown curve {curve!r} (known: {', '.join(RULES)})")
-    options = (q, context, weight_bytes, curve, logits, kv_scale)
+    options = (q, context, weight_bytes, curve, logits, kv_scale, attention_flops)
     if isinstance(model, LayeredModel):
         layouts = {layout: [_piece_branch(piece, model, gpu, layout, *options)
                             for piece in model.pieces] for layout in (False, True)}
@@ -168,6 +192,8 @@ def compile_branch(model, gpu, two_d: bool, q: float = 1.0, context: float = 0.0
                              gpu.hbm_bytes, curve)
     values = model_values(model, gpu, weight_bytes, curve=curve)
     values.update({N.q_len: q, N.ctx: float(context), N.kv_bytes: values[N.kv_bytes] * kv_scale})
+    _set_attention_rate(values, gpu, round(8 * values[N.p]), model.activation_bytes, kv_scale,
+                        curve, attention_flops)
     return Branch(structure_of(model, gpu, two_d, curve), _constants(values, q, logits))
 
 
@@ -181,7 +207,7 @@ def _constants(values: dict, q, logits: float | None = None) -> tuple:
 
 def _piece_branch(piece, model, gpu, two_d: bool, q, context: float,
                   weight_bytes: float | None, curve: str = "paper", logits: float | None = None,
-                  kv_scale: float = 1.0) -> Branch:
+                  kv_scale: float = 1.0, attention_flops: float | None = None) -> Branch:
     """One layer group of a LayeredModel as a uniform Branch: its own counts, its cache capped
     at its window, and the FLOP/s of the model's weights (not of the group's)."""
     own = weight_bytes is None or weight_bytes == model.weight_bytes
@@ -208,6 +234,8 @@ def _piece_branch(piece, model, gpu, two_d: bool, q, context: float,
         values[N.p_disp] = 1.0 if model.weight_bits <= 8 else piece.shape.activation_bytes
     # the embeddings at their own bytes (BF16 beside FP8 layers), every weight at weight_bytes
     values[N.p_emb] = model.embedding_bytes if own else weight_bytes
+    _set_attention_rate(values, gpu, bits, piece.shape.activation_bytes, kv_scale, curve,
+                        attention_flops)
     return Branch(structure_of(piece.shape, gpu, two_d, curve), _constants(values, q, logits))
 
 

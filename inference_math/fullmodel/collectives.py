@@ -27,6 +27,7 @@ from ..core.symbols import (
     msg_bytes,
     n_nodes_c,
     n_ranks,
+    sigma_attn,
     t_coll_bw,
     t_coll_lat,
     t_collective,
@@ -148,28 +149,41 @@ def _part_at_cheapest(lat: sp.Expr, bw: sp.Expr, part: str) -> sp.Expr:
 # --- the book's physical rules ------------------------------------------------------------
 # The reference code charges an all-to-all like a ring: the share of the message that leaves a
 # node is divided over all the ranks. An all-to-all has no ring: each GPU pushes the part of
-# its own message bound for other nodes, M·(n_nodes − 1)/n_nodes, through its own NIC.
+# its own message bound for other nodes through its own NIC. The physical rules' all-to-alls
+# are an MoE's dispatch and combine between σ attention groups, whose every GPU holds its
+# group's tokens: what is bound for the sender's own group does not move.
 
 @derivation("eq-coll-all-to-all", "this book (physical rules), from Erdil (2025), eq. 24")
 def all_to_all_bandwidth_time() -> sp.Eq:
-    """Bandwidth time of one all-to-all under the physical rules (eq-coll-all-to-all).
+    """Bandwidth time of one expert all-to-all under the physical rules (eq-coll-all-to-all).
 
-    Derived from eq-coll-bandwidth by replacing its inter-node share: the message M one GPU
-    sends is spread evenly over the n_nodes nodes of the ranks, so (n_nodes − 1)/n_nodes of it
-    leaves the node through that GPU's own NIC, whatever the number of ranks. Inside the node
-    the reference's share stands.
+    The message M one GPU holds for its ranks is spread evenly over the n_nodes nodes and over
+    the σ attention groups. The share 1/σ bound for its own group stays put (that group holds
+    the token already); of the rest, min(1 − 1/σ, 1 − 1/n_nodes) lies on other nodes and leaves
+    through the GPU's own NIC, and max(0, 1/n_nodes − 1/σ) lies on other GPUs of its node
+    (a group inside one node; none when a group spans nodes). The local share is removed once:
+    at σ = 1 nothing moves. Each share over its link's bandwidth, the two overlapping as in
+    eq-coll-bandwidth.
     """
-    reference = protocol_bandwidth_time().rhs
-    ring_inter = (n_nodes_c - 1) / bw_ar_inter
-    own_nic = n_ranks * (n_nodes_c - 1) / (n_nodes_c * bw_ar_inter)
-    return sp.Eq(t_coll_bw, reference.subs(ring_inter, own_nic))
+    node = sp.Max(0, 1 / n_nodes_c - 1 / sigma_attn)
+    nic = sp.Min(1 - 1 / sigma_attn, 1 - 1 / n_nodes_c)
+    return sp.Eq(t_coll_bw, h_coll * msg_bytes / bw_eff * sp.Max(node / bw_ar_intra,
+                                                                 nic / bw_ar_inter))
+
+
+def _torus_all_to_all(hop) -> sp.Expr:
+    """eq-coll-torus for the expert all-to-all: its ring carries the share 1 − 1/σ of the
+    message bound outside the sender's group (not the ring's (n − 1)/n: the local share once)."""
+    ring = (m_coll * (n_ranks - 1) * t_hop
+            + h_coll * (1 - 1 / sigma_attn) * msg_bytes / bw_ar_inter)
+    return sp.Piecewise((0, n_ranks <= 1), (ring, True)).subs(ONE_WAY).subs(t_hop, hop)
 
 
 def all_to_all_time(model: str) -> sp.Expr:
     """Time of one all-to-all under the physical rules: eq-coll-nccl with eq-coll-all-to-all's
     bandwidth time (on a torus the ring of eq-coll-torus, whose hops are the NICs')."""
     if model == "torus":
-        return collective_time(model, ONE_WAY)
+        return _torus_all_to_all(TORUS_HOP_S)
     bandwidth = all_to_all_bandwidth_time().rhs.subs(ONE_WAY)
     options = [(protocol_latency().rhs.subs(ONE_WAY) + bandwidth).subs(p.values())
                for p in PROTOCOLS]
@@ -179,7 +193,9 @@ def all_to_all_time(model: str) -> sp.Expr:
 def all_to_all_part(model: str, part: str) -> sp.Expr:
     """The 'latency' or 'bandwidth' part of :func:`all_to_all_time` at the protocol it uses."""
     if model == "torus":
-        return collective_part(model, ONE_WAY, part)
+        whole = _torus_all_to_all(TORUS_HOP_S)
+        lat = whole.subs(msg_bytes, 0)
+        return lat if part == "latency" else whole - lat
     return _part_at_cheapest(protocol_latency().rhs.subs(ONE_WAY),
                              all_to_all_bandwidth_time().rhs.subs(ONE_WAY), part)
 
@@ -201,7 +217,7 @@ def line_rate(model: str, kind: dict, all_to_all: bool = False) -> sp.Expr:
     """eq-coll-line-rate for a collective model and kind; ``all_to_all`` with the NIC share of
     eq-coll-all-to-all."""
     if model == "torus":
-        return torus_time().rhs.subs(kind).subs(t_hop, 0)
+        return _torus_all_to_all(0) if all_to_all else torus_time().rhs.subs(kind).subs(t_hop, 0)
     if all_to_all:
         bandwidth = all_to_all_bandwidth_time().rhs.subs(bw_eff, 1)
         return sp.Piecewise((0, n_ranks <= 1), (bandwidth, True)).subs(kind)

@@ -10,21 +10,21 @@ file is current.
 import numpy
 
 
-def limit_nccl_1d__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_1d__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return 4*n_layers*t_kernel
 
 
-def limit_nccl_1d__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_1d__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_gpu/(n_pp*sigma_attn)
     x1 = numpy.ceil(x0/node_size)
     return 2*n_layers*numpy.where(numpy.less_equal(x0, 1), 0, (1/2)*b*d_model*p_act*q_len*numpy.maximum((x1 - 1)/bw_ar_inter, x1*numpy.maximum(0, x0/x1 - 1)/bw_ar_intra)/n_gpu)
 
 
-def limit_nccl_1d__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_1d__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def limit_nccl_1d__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_1d__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
     x2 = sigma_attn**(-1.0)
@@ -50,31 +50,31 @@ def limit_nccl_1d__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p
     return n_pp*(w_idx*p*x1 + x16*(n_ff_in + n_ff_out)*(d_ff*x12*x9 + d_ff*x5 + x15/x9) + x16*(d_head*n_q*x12*x20 + d_head*x10*x14*x18/x21 + n_q*x17 + x11*x13*x21 + x15/x20 + x17*x18) + x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, g*x3/n_q))/(hbm_bw*n_gpu)
 
 
-def limit_nccl_1d__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_1d__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return n_pp*d_model*vocab*p_emb/(hbm_bw*n_gpu)
 
 
-def limit_nccl_1d__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
-    return 0
+def limit_nccl_1d__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+    x0 = ctx + (1/2)*q_len - 1/2
+    x1 = ctx + q_len - 1
+    x2 = ctx**2 - ctx
+    x3 = (1/2)/q_len
+    return 4*b*d_head*n_layers*n_q*q_len*(numpy.where(numpy.greater_equal(ctx_win, x1), x0, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x3*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x2))) + numpy.where(numpy.greater_equal(k_top, x1), x0, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x3*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x2)))/r_cmp)/(flops_attn*n_gpu)
 
 
-def limit_nccl_1d__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_1d__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = b*q_len
     x1 = 2*d_model
     x2 = n_gpu/(n_pp*sigma_attn)
-    x3 = ctx + (1/2)*q_len - 1/2
-    x4 = ctx + q_len - 1
-    x5 = ctx**2 - ctx
-    x6 = (1/2)/q_len
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2) + 4*d_head*n_layers*n_q*(numpy.where(numpy.greater_equal(ctx_win, x4), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x6*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x5))) + numpy.where(numpy.greater_equal(k_top, x4), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x6*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x5)))/r_cmp)))/(flops*n_gpu)
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*(ctx + (1/2)*q_len - 1/2)*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2)))/(flops*n_gpu)
 
 
-def limit_nccl_1d__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_1d__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_gpu/(n_pp*sigma_attn)
     return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, g*x0/n_q) + p*(w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + n_ff))
 
 
-def limit_nccl_1d__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_1d__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = bw_ar_inter**(-1.0)
     x1 = b*d_model*p_act*q_len/n_gpu
     x2 = n_gpu/(n_pp*sigma_attn)
@@ -82,7 +82,7 @@ def limit_nccl_1d__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_m
     return 2*n_layers*numpy.where(numpy.less_equal(x2, 1), 0, (1/2)*x1*numpy.maximum(x0*(x3 - 1), x3*numpy.maximum(0, x2/x3 - 1)/bw_ar_intra)) + (1/4)*x0*x1*(n_pp - 1)
 
 
-def limit_nccl_1d__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_1d__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_pp/(hbm_bw*n_gpu)
     x1 = n_pp**(-1.0)
     x2 = n_gpu*x1
@@ -109,18 +109,19 @@ def limit_nccl_1d__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_mo
     return d_model*vocab*p_emb*x0 + x0*(w_idx*p*x2 + x17*(n_ff_in + n_ff_out)*(d_ff*x10*x13 + d_ff*x6 + x16/x10) + x17*(d_head*n_q*x13*x21 + d_head*x11*x15*x19/x22 + n_q*x18 + x12*x14*x22 + x16/x21 + x18*x19) + x5*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, g*x4/n_q))
 
 
-def limit_nccl_1d__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
-    x0 = b*q_len
-    x1 = 2*d_model
-    x2 = n_gpu/(n_pp*sigma_attn)
-    x3 = ctx + (1/2)*q_len - 1/2
-    x4 = ctx + q_len - 1
-    x5 = ctx**2 - ctx
-    x6 = (1/2)/q_len
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2) + 4*d_head*n_layers*n_q*(numpy.where(numpy.greater_equal(ctx_win, x4), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x6*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x5))) + numpy.where(numpy.greater_equal(k_top, x4), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x6*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x5)))/r_cmp)))/(flops*n_gpu)
+def limit_nccl_1d__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+    x0 = n_gpu**(-1.0)
+    x1 = b*q_len
+    x2 = 2*d_model
+    x3 = n_gpu/(n_pp*sigma_attn)
+    x4 = ctx + (1/2)*q_len - 1/2
+    x5 = ctx + q_len - 1
+    x6 = ctx**2 - ctx
+    x7 = (1/2)/q_len
+    return 4*d_head*n_layers*n_q*x0*x1*(numpy.where(numpy.greater_equal(ctx_win, x5), x4, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x7*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x6))) + numpy.where(numpy.greater_equal(k_top, x5), x4, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x7*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x6)))/r_cmp)/flops_attn + x0*(2*n_attn*x1 + b*vocab*q_lm*x2 + x1*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x2*(n_ff_in + n_ff_out)) + x1*(f_idx*n_layers*x4*(xi_idx*x3 - xi_idx + 1) + w_idx*(2*x3 - 2)))/flops
 
 
-def limit_nccl_1d__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_1d__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = 4*n_layers
     x1 = bw_ar_inter**(-1.0)
     x2 = b*q_len
@@ -163,23 +164,23 @@ def limit_nccl_1d__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_m
     x39 = numpy.sqrt(d_head)
     x40 = numpy.minimum(x9, numpy.maximum(1, x28/(numpy.sqrt(n_q)*x39)))
     x41 = numpy.minimum(x9, numpy.maximum(1, x27*numpy.sqrt(x38)*x39/x26))
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + p*(w_idx*sigma_attn*(x9 - 1) + sigma_attn*(n_attn + n_ff)) + x24*(st_cmp + ctx*(kv_idx + kv_bytes) + x23))), t_kernel*x0 + x13*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x13, p_emb*x14*x22 + x22*(w_idx*p*x8 + x15*x36*(d_ff*x25 + d_ff*x29*x32 + x35/x29) + x24*x7*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x20 + x23) + x36*(d_head*x31*x34*x38/x41 + n_q*x37 + x21*x32*x40 + x30*x33*x41 + x35/x40 + x37*x38))), x3*(2*n_attn*x2 + 2*b*q_lm*x14 + x2*(2*n_ff/s + d_model*d_ff_shared*n_sh*x12*x15) + x2*(f_idx*n_layers*x16*(xi_idx*x9 - xi_idx + 1) + w_idx*(2*x9 - 2) + x0*x21*(x20*numpy.where(numpy.greater_equal(k_top, x17), x16, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x19*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x18))) + numpy.where(numpy.greater_equal(ctx_win, x17), x16, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x19*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x18))))))/flops), numpy.inf)
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + p*(w_idx*sigma_attn*(x9 - 1) + sigma_attn*(n_attn + n_ff)) + x24*(st_cmp + ctx*(kv_idx + kv_bytes) + x23))), t_kernel*x0 + x13*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x13, p_emb*x14*x22 + x22*(w_idx*p*x8 + x15*x36*(d_ff*x25 + d_ff*x29*x32 + x35/x29) + x24*x7*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x20 + x23) + x36*(d_head*x31*x34*x38/x41 + n_q*x37 + x21*x32*x40 + x30*x33*x41 + x35/x40 + x37*x38))), x0*x2*x21*x3*(x20*numpy.where(numpy.greater_equal(k_top, x17), x16, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x19*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x18))) + numpy.where(numpy.greater_equal(ctx_win, x17), x16, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x19*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x18))))/flops_attn + x3*(2*n_attn*x2 + 2*b*q_lm*x14 + x2*(2*n_ff/s + d_model*d_ff_shared*n_sh*x12*x15) + x2*(f_idx*n_layers*x16*(xi_idx*x9 - xi_idx + 1) + w_idx*(2*x9 - 2)))/flops), numpy.inf)
 
 
-def limit_nccl_1d__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_1d__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_gpu/(n_pp*sigma_attn)
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, g*x0/n_q) + p*(w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + n_ff)))), 1, 0)
 
 
-def limit_nccl_1d__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_1d__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return 4*n_layers*t_kernel + (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def limit_nccl_1d__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_1d__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return 0
 
 
-def limit_nccl_1d__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_1d__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = bw_ar_inter**(-1.0)
     x1 = b*d_model*p_act*q_len/n_gpu
     x2 = n_gpu/(n_pp*sigma_attn)
@@ -187,44 +188,45 @@ def limit_nccl_1d__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, 
     return 2*n_layers*numpy.where(numpy.less_equal(x2, 1), 0, (1/2)*x1*numpy.maximum(x0*(x3 - 1), x3*numpy.maximum(0, x2/x3 - 1)/bw_ar_intra)) + (1/4)*x0*x1*(n_pp - 1)
 
 
-def limit_nccl_1d__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_1d__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = 4*n_layers
     x1 = n_gpu**(-1.0)
     x2 = b*q_len
-    x3 = (1/4)*d_model*p_act*x1*x2*(n_pp - 1)/bw_ar_inter
-    x4 = d_model*vocab
-    x5 = n_pp**(-1.0)
-    x6 = n_gpu*x5
-    x7 = kv_win*numpy.minimum(ctx, ctx_win)
-    x8 = r_cmp**(-1.0)
-    x9 = b*x5
-    x10 = d_head*n_q
-    x11 = d_model*p
-    x12 = d_head*(n_q + 2*n_q/g)
-    x13 = p_act*q_len*x9
-    x14 = n_ff_in + n_ff_out
-    x15 = d_model*d_ff_shared*n_layers*n_sh*x14
-    x16 = x6/sigma_attn
-    x17 = ctx + (1/2)*q_len - 1/2
-    x18 = ctx + q_len - 1
-    x19 = ctx**2 - ctx
-    x20 = (1/2)/q_len
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(st_cmp + ctx*(kv_idx + kv_bytes) + x7) + p*(n_attn + n_ff + w_idx*(x6 - 1) + x15))), t_kernel*x0 + x3*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x3, n_pp*x1*(w_idx*p*x6 + n_layers*(x10*x11 + x11*x12 + x13*(d_model + x10) + x13*(d_model + x12) + x14*(d_ff*x11 + x13*(d_ff + d_model))) + p_emb*x4 + x9*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x8 + x7))/hbm_bw), x1*(2*n_attn*x2 + 2*b*q_lm*x4 + x2*(2*n_ff/s + 2*x15) + x2*(f_idx*n_layers*x17*(xi_idx*x16 - xi_idx + 1) + w_idx*(2*x16 - 2) + x0*x10*(x8*numpy.where(numpy.greater_equal(k_top, x18), x17, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x20*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x19))) + numpy.where(numpy.greater_equal(ctx_win, x18), x17, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x20*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x19))))))/flops), numpy.inf)
+    x3 = x1*x2
+    x4 = (1/4)*d_model*p_act*x3*(n_pp - 1)/bw_ar_inter
+    x5 = d_model*vocab
+    x6 = n_pp**(-1.0)
+    x7 = n_gpu*x6
+    x8 = kv_win*numpy.minimum(ctx, ctx_win)
+    x9 = r_cmp**(-1.0)
+    x10 = b*x6
+    x11 = d_head*n_q
+    x12 = d_model*p
+    x13 = d_head*(n_q + 2*n_q/g)
+    x14 = p_act*q_len*x10
+    x15 = n_ff_in + n_ff_out
+    x16 = d_model*d_ff_shared*n_layers*n_sh*x15
+    x17 = x7/sigma_attn
+    x18 = ctx + (1/2)*q_len - 1/2
+    x19 = ctx + q_len - 1
+    x20 = ctx**2 - ctx
+    x21 = (1/2)/q_len
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(st_cmp + ctx*(kv_idx + kv_bytes) + x8) + p*(n_attn + n_ff + w_idx*(x7 - 1) + x16))), t_kernel*x0 + x4*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x4, n_pp*x1*(w_idx*p*x7 + n_layers*(x11*x12 + x12*x13 + x14*(d_model + x11) + x14*(d_model + x13) + x15*(d_ff*x12 + x14*(d_ff + d_model))) + p_emb*x5 + x10*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x9 + x8))/hbm_bw), x0*x11*x3*(x9*numpy.where(numpy.greater_equal(k_top, x19), x18, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x21*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x20))) + numpy.where(numpy.greater_equal(ctx_win, x19), x18, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x21*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x20))))/flops_attn + x1*(2*n_attn*x2 + 2*b*q_lm*x5 + x2*(2*n_ff/s + 2*x16) + x2*(f_idx*n_layers*x18*(xi_idx*x17 - xi_idx + 1) + w_idx*(2*x17 - 2)))/flops), numpy.inf)
 
 
-def limit_nccl_1d__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_1d__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def limit_nccl_1d__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_1d__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return 0
 
 
-def limit_nccl_1d__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_1d__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def limit_nccl_1d__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_1d__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_pp**(-1.0)
     x1 = b*x0
     x2 = d_head*n_q
@@ -234,11 +236,11 @@ def limit_nccl_1d__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act
     return n_pp*(n_gpu*w_idx*p*x0 + d_model*vocab*p_emb + n_layers*(x2*x3 + x3*x4 + x5*(d_model + x2) + x5*(d_model + x4) + (n_ff_in + n_ff_out)*(d_ff*x3 + x5*(d_ff + d_model))) + x1*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp))/(hbm_bw*n_gpu)
 
 
-def limit_nccl_1d__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_1d__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes)) + p*(n_attn + n_ff + w_idx*(n_gpu/n_pp - 1) + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
-def limit_nccl_1d__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_1d__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = 4*n_layers
     x1 = bw_ar_inter**(-1.0)
     x2 = b*q_len
@@ -288,10 +290,10 @@ def limit_nccl_1d__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_mod
     x46 = n_unembed*p_emb
     x47 = n_attn + n_ff
     x48 = b*(st_cmp + ctx*(kv_idx + kv_bytes) + x19)
-    return t_kernel*x0, x6, x13*numpy.where(numpy.less_equal(x10, 1), 0, b*p_act*x12*x5*numpy.maximum(x1*(x11 - 1), x11*numpy.maximum(0, x10/x11 - 1)/bw_ar_intra)), x15*x16 + x16*(x17 + x18*x21 + x22*x33*(d_ff*x28*x30 + x24 + x32/x28) + x33*(d_model*x30*x36 + x30*x37*x38 + x31*x39/x36 + x32/x37 + x40)), x4*(2*n_attn*x2 + 2*b*q_lm*x14 + x2*(2*n_ff/s + x13*x41) + x2*(f_idx*n_layers*x42*(xi_idx*x10 - xi_idx + 1) + w_idx*(2*x10 - 2) + x0*x38*(x20*numpy.where(numpy.greater_equal(k_top, x43), x42, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x45*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x44))) + numpy.where(numpy.greater_equal(ctx_win, x43), x42, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x45*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x44))))))/flops, p*(w_idx*sigma_attn*(x10 - 1) + sigma_attn*x47) + x18*x48 + x46, x6, x16*(n_layers*(x22*(x24 + x29*(d_ff + d_model)) + x29*(d_model + x38) + x29*(d_model + x39) + x40) + x15 + x17 + x21), p*(w_idx*(x9 - 1) + n_layers*x41 + x47) + x46 + x48
+    return t_kernel*x0, x6, x13*numpy.where(numpy.less_equal(x10, 1), 0, b*p_act*x12*x5*numpy.maximum(x1*(x11 - 1), x11*numpy.maximum(0, x10/x11 - 1)/bw_ar_intra)), x15*x16 + x16*(x17 + x18*x21 + x22*x33*(d_ff*x28*x30 + x24 + x32/x28) + x33*(d_model*x30*x36 + x30*x37*x38 + x31*x39/x36 + x32/x37 + x40)), x0*x2*x38*x4*(x20*numpy.where(numpy.greater_equal(k_top, x43), x42, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x45*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x44))) + numpy.where(numpy.greater_equal(ctx_win, x43), x42, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x45*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x44))))/flops_attn + x4*(2*n_attn*x2 + 2*b*q_lm*x14 + x2*(2*n_ff/s + x13*x41) + x2*(f_idx*n_layers*x42*(xi_idx*x10 - xi_idx + 1) + w_idx*(2*x10 - 2)))/flops, p*(w_idx*sigma_attn*(x10 - 1) + sigma_attn*x47) + x18*x48 + x46, x6, x16*(n_layers*(x22*(x24 + x29*(d_ff + d_model)) + x29*(d_model + x38) + x29*(d_model + x39) + x40) + x15 + x17 + x21), p*(w_idx*(x9 - 1) + n_layers*x41 + x47) + x46 + x48
 
 
-def limit_nccl_1d__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_1d__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = 4*n_layers
     x1 = t_kernel*x0
     x2 = 1 - omega_net
@@ -329,7 +331,7 @@ def limit_nccl_1d__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_mo
     x34 = ctx + q_len - 1
     x35 = ctx**2 - ctx
     x36 = (1/2)/q_len
-    x37 = x5*(2*n_attn*x4 + 2*b*q_lm*x9 + x4*(2*n_ff/s + x27*x29) + x4*(f_idx*n_layers*x33*(xi_idx*x31 - xi_idx + 1) + w_idx*(2*x31 - 2) + x0*x22*(x15*numpy.where(numpy.greater_equal(k_top, x34), x33, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x36*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x35))) + numpy.where(numpy.greater_equal(ctx_win, x34), x33, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x36*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x35))))))/flops
+    x37 = x0*x22*x4*x5*(x15*numpy.where(numpy.greater_equal(k_top, x34), x33, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x36*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x35))) + numpy.where(numpy.greater_equal(ctx_win, x34), x33, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x36*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x35))))/flops_attn + x5*(2*n_attn*x4 + 2*b*q_lm*x9 + x4*(2*n_ff/s + x27*x29) + x4*(f_idx*n_layers*x33*(xi_idx*x31 - xi_idx + 1) + w_idx*(2*x31 - 2)))/flops
     x38 = numpy.greater_equal(n_gpu, n_pp)
     x39 = numpy.less_equal(n_pp, b)
     x40 = hbm_cap*n_gpu
@@ -366,11 +368,11 @@ def limit_nccl_1d__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_mo
     return x44, numpy.where(x64, x1 + x2*x49 + numpy.maximum(numpy.maximum(x37, x63), omega_net*x49), numpy.inf), x44, numpy.where(x64, x1 + x2*x70 + numpy.maximum(numpy.maximum(x37, x63), omega_net*x70), numpy.inf)
 
 
-def limit_nccl_2d__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_2d__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return 4*n_layers*t_kernel
 
 
-def limit_nccl_2d__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_2d__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
     x1 = numpy.less_equal(x0, 1)
     x2 = numpy.sqrt(numpy.ceil(n_gpu/(n_pp*sigma_attn*node_size)))
@@ -379,11 +381,11 @@ def limit_nccl_2d__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, 
     return n_layers*(numpy.where(x1, 0, x4) + numpy.where(x1, 0, n_ff_out*x4) + numpy.where(x1, 0, d_head*x3*(n_q + 2*n_q/g)) + numpy.where(x1, 0, n_ff_in*x3*(d_ff*n_active + d_ff_shared*n_sh)))
 
 
-def limit_nccl_2d__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_2d__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def limit_nccl_2d__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_2d__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
     x2 = sigma_attn**(-1.0)
@@ -409,31 +411,31 @@ def limit_nccl_2d__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p
     return n_pp*(w_idx*p*x1 + x16*(n_ff_in + n_ff_out)*(d_ff*x12*x9 + d_ff*x5 + x15/x9) + x16*(d_head*n_q*x12*x20 + d_head*x10*x14*x18/x21 + n_q*x17 + x11*x13*x21 + x15/x20 + x17*x18) + x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, g*x3/n_q))/(hbm_bw*n_gpu)
 
 
-def limit_nccl_2d__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_2d__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return n_pp*d_model*vocab*p_emb/(hbm_bw*n_gpu)
 
 
-def limit_nccl_2d__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
-    return 0
+def limit_nccl_2d__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+    x0 = ctx + (1/2)*q_len - 1/2
+    x1 = ctx + q_len - 1
+    x2 = ctx**2 - ctx
+    x3 = (1/2)/q_len
+    return 4*b*d_head*n_layers*n_q*q_len*(numpy.where(numpy.greater_equal(ctx_win, x1), x0, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x3*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x2))) + numpy.where(numpy.greater_equal(k_top, x1), x0, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x3*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x2)))/r_cmp)/(flops_attn*n_gpu)
 
 
-def limit_nccl_2d__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_2d__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = b*q_len
     x1 = 2*d_model
     x2 = n_gpu/(n_pp*sigma_attn)
-    x3 = ctx + (1/2)*q_len - 1/2
-    x4 = ctx + q_len - 1
-    x5 = ctx**2 - ctx
-    x6 = (1/2)/q_len
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2) + 4*d_head*n_layers*n_q*(numpy.where(numpy.greater_equal(ctx_win, x4), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x6*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x5))) + numpy.where(numpy.greater_equal(k_top, x4), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x6*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x5)))/r_cmp)))/(flops*n_gpu)
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*(ctx + (1/2)*q_len - 1/2)*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2)))/(flops*n_gpu)
 
 
-def limit_nccl_2d__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_2d__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_gpu/(n_pp*sigma_attn)
     return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, g*x0/n_q) + p*(w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + n_ff))
 
 
-def limit_nccl_2d__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_2d__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = bw_ar_inter**(-1.0)
     x1 = n_gpu**(-1.0)
     x2 = b*d_model*p_act*q_len*x1
@@ -446,7 +448,7 @@ def limit_nccl_2d__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_m
     return n_layers*(numpy.where(x4, 0, x7) + numpy.where(x4, 0, n_ff_out*x7) + numpy.where(x4, 0, d_head*x8*(n_q + 2*n_q/g)) + numpy.where(x4, 0, n_ff_in*x8*(d_ff*n_active + d_ff_shared*n_sh))) + (1/4)*x0*x2*(n_pp - 1)
 
 
-def limit_nccl_2d__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_2d__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_pp/(hbm_bw*n_gpu)
     x1 = n_pp**(-1.0)
     x2 = n_gpu*x1
@@ -473,18 +475,19 @@ def limit_nccl_2d__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_mo
     return d_model*vocab*p_emb*x0 + x0*(w_idx*p*x2 + x17*(n_ff_in + n_ff_out)*(d_ff*x10*x13 + d_ff*x6 + x16/x10) + x17*(d_head*n_q*x13*x21 + d_head*x11*x15*x19/x22 + n_q*x18 + x12*x14*x22 + x16/x21 + x18*x19) + x5*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, g*x4/n_q))
 
 
-def limit_nccl_2d__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
-    x0 = b*q_len
-    x1 = 2*d_model
-    x2 = n_gpu/(n_pp*sigma_attn)
-    x3 = ctx + (1/2)*q_len - 1/2
-    x4 = ctx + q_len - 1
-    x5 = ctx**2 - ctx
-    x6 = (1/2)/q_len
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2) + 4*d_head*n_layers*n_q*(numpy.where(numpy.greater_equal(ctx_win, x4), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x6*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x5))) + numpy.where(numpy.greater_equal(k_top, x4), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x6*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x5)))/r_cmp)))/(flops*n_gpu)
+def limit_nccl_2d__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+    x0 = n_gpu**(-1.0)
+    x1 = b*q_len
+    x2 = 2*d_model
+    x3 = n_gpu/(n_pp*sigma_attn)
+    x4 = ctx + (1/2)*q_len - 1/2
+    x5 = ctx + q_len - 1
+    x6 = ctx**2 - ctx
+    x7 = (1/2)/q_len
+    return 4*d_head*n_layers*n_q*x0*x1*(numpy.where(numpy.greater_equal(ctx_win, x5), x4, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x7*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x6))) + numpy.where(numpy.greater_equal(k_top, x5), x4, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x7*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x6)))/r_cmp)/flops_attn + x0*(2*n_attn*x1 + b*vocab*q_lm*x2 + x1*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x2*(n_ff_in + n_ff_out)) + x1*(f_idx*n_layers*x4*(xi_idx*x3 - xi_idx + 1) + w_idx*(2*x3 - 2)))/flops
 
 
-def limit_nccl_2d__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_2d__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = 4*n_layers
     x1 = bw_ar_inter**(-1.0)
     x2 = b*q_len
@@ -502,10 +505,10 @@ def limit_nccl_2d__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_m
     x14 = b*x13*numpy.maximum(x1*(x12 - 1), x12*numpy.maximum(0, -1 + x6/x12)/bw_ar_intra)
     x15 = x14*x5
     x16 = d_ff_shared*n_sh
-    x17 = p_act*x14*x3
+    x17 = p_act*x14
     x18 = n_q + 2*n_q/g
-    x19 = d_head*x18
-    x20 = n_layers*(numpy.where(x7, 0, x15) + numpy.where(x7, 0, n_ff_out*x15) + numpy.where(x7, 0, x17*x19) + numpy.where(x7, 0, n_ff_in*x17*(d_ff*n_active + x16))) + (1/4)*x1*x2*x5*(n_pp - 1)
+    x19 = d_head*x3
+    x20 = n_layers*(numpy.where(x7, 0, x15) + numpy.where(x7, 0, n_ff_out*x15) + numpy.where(x7, 0, x17*x18*x19) + numpy.where(x7, 0, n_ff_in*x17*x3*(d_ff*n_active + x16))) + (1/4)*x1*x2*x5*(n_pp - 1)
     x21 = 2*d_model
     x22 = n_ff_in + n_ff_out
     x23 = ctx + x13 - 1/2
@@ -513,42 +516,41 @@ def limit_nccl_2d__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_m
     x25 = ctx**2 - ctx
     x26 = (1/2)/q_len
     x27 = r_cmp**(-1.0)
-    x28 = d_head*n_q
-    x29 = n_pp*x3/hbm_bw
-    x30 = kv_win*numpy.minimum(ctx, ctx_win)
-    x31 = b*numpy.maximum(1, g*x11/n_q)
-    x32 = d_model*p
-    x33 = numpy.sqrt(d_model)
-    x34 = x33*x6
-    x35 = numpy.minimum(x11, numpy.maximum(1, x34/numpy.sqrt(d_ff)))
-    x36 = x8*x9
-    x37 = p_act*x2
-    x38 = x36*x37
-    x39 = x2*x4
-    x40 = n_gpu/(n_pp**2*sigma_attn**2)
-    x41 = x39*x40
-    x42 = sigma_attn*n_layers
-    x43 = d_head*x32
-    x44 = numpy.sqrt(d_head)
-    x45 = numpy.minimum(x11, numpy.maximum(1, x34/(numpy.sqrt(n_q)*x44)))
-    x46 = numpy.minimum(x11, numpy.maximum(1, numpy.sqrt(x18)*x44*x6/x33))
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + p*(w_idx*sigma_attn*(x11 - 1) + sigma_attn*(n_attn + n_ff)) + x31*(st_cmp + ctx*(kv_idx + kv_bytes) + x30))), t_kernel*x0 + x20*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x20, d_model*vocab*p_emb*x29 + x29*(w_idx*p*x10 + x22*x42*(d_ff*x32 + d_ff*x35*x38 + x41/x35) + x31*x9*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x27 + x30) + x42*(n_q*x43 + x18*x43 + x19*x37*x40/x46 + x28*x38*x45 + x36*x39*x46 + x41/x45))), x3*(2*n_attn*x2 + b*vocab*q_lm*x21 + x2*(2*n_ff/s + n_layers*x16*x21*x22) + x2*(f_idx*n_layers*x23*(xi_idx*x11 - xi_idx + 1) + w_idx*(2*x11 - 2) + x0*x28*(x27*numpy.where(numpy.greater_equal(k_top, x24), x23, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x26*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x25))) + numpy.where(numpy.greater_equal(ctx_win, x24), x23, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x26*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x25))))))/flops), numpy.inf)
+    x28 = n_pp*x3/hbm_bw
+    x29 = kv_win*numpy.minimum(ctx, ctx_win)
+    x30 = b*numpy.maximum(1, g*x11/n_q)
+    x31 = d_model*p
+    x32 = numpy.sqrt(d_model)
+    x33 = x32*x6
+    x34 = numpy.minimum(x11, numpy.maximum(1, x33/numpy.sqrt(d_ff)))
+    x35 = x8*x9
+    x36 = p_act*x2
+    x37 = x35*x36
+    x38 = x2*x4
+    x39 = n_gpu/(n_pp**2*sigma_attn**2)
+    x40 = x38*x39
+    x41 = sigma_attn*n_layers
+    x42 = d_head*x31
+    x43 = numpy.sqrt(d_head)
+    x44 = numpy.minimum(x11, numpy.maximum(1, x33/(numpy.sqrt(n_q)*x43)))
+    x45 = numpy.minimum(x11, numpy.maximum(1, numpy.sqrt(x18)*x43*x6/x32))
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + p*(w_idx*sigma_attn*(x11 - 1) + sigma_attn*(n_attn + n_ff)) + x30*(st_cmp + ctx*(kv_idx + kv_bytes) + x29))), t_kernel*x0 + x20*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x20, d_model*vocab*p_emb*x28 + x28*(w_idx*p*x10 + x22*x41*(d_ff*x31 + d_ff*x34*x37 + x40/x34) + x30*x9*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x27 + x29) + x41*(d_head*n_q*x37*x44 + d_head*x18*x36*x39/x45 + n_q*x42 + x18*x42 + x35*x38*x45 + x40/x44))), n_q*x0*x19*x2*(x27*numpy.where(numpy.greater_equal(k_top, x24), x23, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x26*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x25))) + numpy.where(numpy.greater_equal(ctx_win, x24), x23, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x26*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x25))))/flops_attn + x3*(2*n_attn*x2 + b*vocab*q_lm*x21 + x2*(2*n_ff/s + n_layers*x16*x21*x22) + x2*(f_idx*n_layers*x23*(xi_idx*x11 - xi_idx + 1) + w_idx*(2*x11 - 2)))/flops), numpy.inf)
 
 
-def limit_nccl_2d__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_2d__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_gpu/(n_pp*sigma_attn)
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, g*x0/n_q) + p*(w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + n_ff)))), 1, 0)
 
 
-def limit_nccl_2d__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_2d__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return 4*n_layers*t_kernel + (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def limit_nccl_2d__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_2d__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return 0
 
 
-def limit_nccl_2d__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_2d__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = bw_ar_inter**(-1.0)
     x1 = n_gpu**(-1.0)
     x2 = b*d_model*p_act*q_len*x1
@@ -561,44 +563,45 @@ def limit_nccl_2d__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, 
     return n_layers*(numpy.where(x4, 0, x7) + numpy.where(x4, 0, n_ff_out*x7) + numpy.where(x4, 0, d_head*x8*(n_q + 2*n_q/g)) + numpy.where(x4, 0, n_ff_in*x8*(d_ff*n_active + d_ff_shared*n_sh))) + (1/4)*x0*x2*(n_pp - 1)
 
 
-def limit_nccl_2d__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_2d__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = 4*n_layers
     x1 = n_gpu**(-1.0)
     x2 = b*q_len
-    x3 = (1/4)*d_model*p_act*x1*x2*(n_pp - 1)/bw_ar_inter
-    x4 = d_model*vocab
-    x5 = n_pp**(-1.0)
-    x6 = n_gpu*x5
-    x7 = kv_win*numpy.minimum(ctx, ctx_win)
-    x8 = r_cmp**(-1.0)
-    x9 = b*x5
-    x10 = d_head*n_q
-    x11 = d_model*p
-    x12 = d_head*(n_q + 2*n_q/g)
-    x13 = p_act*q_len*x9
-    x14 = n_ff_in + n_ff_out
-    x15 = d_model*d_ff_shared*n_layers*n_sh*x14
-    x16 = x6/sigma_attn
-    x17 = ctx + (1/2)*q_len - 1/2
-    x18 = ctx + q_len - 1
-    x19 = ctx**2 - ctx
-    x20 = (1/2)/q_len
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(st_cmp + ctx*(kv_idx + kv_bytes) + x7) + p*(n_attn + n_ff + w_idx*(x6 - 1) + x15))), t_kernel*x0 + x3*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x3, n_pp*x1*(w_idx*p*x6 + n_layers*(x10*x11 + x11*x12 + x13*(d_model + x10) + x13*(d_model + x12) + x14*(d_ff*x11 + x13*(d_ff + d_model))) + p_emb*x4 + x9*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x8 + x7))/hbm_bw), x1*(2*n_attn*x2 + 2*b*q_lm*x4 + x2*(2*n_ff/s + 2*x15) + x2*(f_idx*n_layers*x17*(xi_idx*x16 - xi_idx + 1) + w_idx*(2*x16 - 2) + x0*x10*(x8*numpy.where(numpy.greater_equal(k_top, x18), x17, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x20*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x19))) + numpy.where(numpy.greater_equal(ctx_win, x18), x17, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x20*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x19))))))/flops), numpy.inf)
+    x3 = x1*x2
+    x4 = (1/4)*d_model*p_act*x3*(n_pp - 1)/bw_ar_inter
+    x5 = d_model*vocab
+    x6 = n_pp**(-1.0)
+    x7 = n_gpu*x6
+    x8 = kv_win*numpy.minimum(ctx, ctx_win)
+    x9 = r_cmp**(-1.0)
+    x10 = b*x6
+    x11 = d_head*n_q
+    x12 = d_model*p
+    x13 = d_head*(n_q + 2*n_q/g)
+    x14 = p_act*q_len*x10
+    x15 = n_ff_in + n_ff_out
+    x16 = d_model*d_ff_shared*n_layers*n_sh*x15
+    x17 = x7/sigma_attn
+    x18 = ctx + (1/2)*q_len - 1/2
+    x19 = ctx + q_len - 1
+    x20 = ctx**2 - ctx
+    x21 = (1/2)/q_len
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(st_cmp + ctx*(kv_idx + kv_bytes) + x8) + p*(n_attn + n_ff + w_idx*(x7 - 1) + x16))), t_kernel*x0 + x4*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x4, n_pp*x1*(w_idx*p*x7 + n_layers*(x11*x12 + x12*x13 + x14*(d_model + x11) + x14*(d_model + x13) + x15*(d_ff*x12 + x14*(d_ff + d_model))) + p_emb*x5 + x10*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x9 + x8))/hbm_bw), x0*x11*x3*(x9*numpy.where(numpy.greater_equal(k_top, x19), x18, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x21*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x20))) + numpy.where(numpy.greater_equal(ctx_win, x19), x18, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x21*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x20))))/flops_attn + x1*(2*n_attn*x2 + 2*b*q_lm*x5 + x2*(2*n_ff/s + 2*x16) + x2*(f_idx*n_layers*x18*(xi_idx*x17 - xi_idx + 1) + w_idx*(2*x17 - 2)))/flops), numpy.inf)
 
 
-def limit_nccl_2d__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_2d__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def limit_nccl_2d__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_2d__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return 0
 
 
-def limit_nccl_2d__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_2d__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def limit_nccl_2d__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_2d__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_pp**(-1.0)
     x1 = b*x0
     x2 = d_head*n_q
@@ -608,11 +611,11 @@ def limit_nccl_2d__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act
     return n_pp*(n_gpu*w_idx*p*x0 + d_model*vocab*p_emb + n_layers*(x2*x3 + x3*x4 + x5*(d_model + x2) + x5*(d_model + x4) + (n_ff_in + n_ff_out)*(d_ff*x3 + x5*(d_ff + d_model))) + x1*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp))/(hbm_bw*n_gpu)
 
 
-def limit_nccl_2d__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_2d__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes)) + p*(n_attn + n_ff + w_idx*(n_gpu/n_pp - 1) + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
-def limit_nccl_2d__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_2d__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = 4*n_layers
     x1 = bw_ar_inter**(-1.0)
     x2 = b*q_len
@@ -666,24 +669,24 @@ def limit_nccl_2d__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_mod
     x50 = n_unembed*p_emb
     x51 = n_attn + n_ff
     x52 = b*(st_cmp + ctx*(kv_idx + kv_bytes) + x26)
-    return t_kernel*x0, x6, n_layers*(numpy.where(x8, 0, x16) + numpy.where(x8, 0, n_ff_out*x16) + numpy.where(x8, 0, x18*x20) + numpy.where(x8, 0, n_ff_in*x18*(d_ff*n_active + x17))), x22*x23 + x23*(x24 + x25*x28 + x29*x39*(d_ff*x34*x36 + x31 + x38/x34) + x39*(d_model*x36*x41 + x20*x37/x41 + x36*x42*x43 + x38/x42 + x44)), x4*(2*n_attn*x2 + 2*b*q_lm*x21 + x2*(2*n_ff/s + 2*x45) + x2*(f_idx*n_layers*x46*(xi_idx*x12 - xi_idx + 1) + w_idx*(2*x12 - 2) + x0*x43*(x27*numpy.where(numpy.greater_equal(k_top, x47), x46, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x49*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x48))) + numpy.where(numpy.greater_equal(ctx_win, x47), x46, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x49*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x48))))))/flops, p*(w_idx*sigma_attn*(x12 - 1) + sigma_attn*x51) + x25*x52 + x50, x6, x23*(n_layers*(x29*(x31 + x35*(d_ff + d_model)) + x35*(d_model + x20) + x35*(d_model + x43) + x44) + x22 + x24 + x28), p*(w_idx*(x11 - 1) + x45 + x51) + x50 + x52
+    return t_kernel*x0, x6, n_layers*(numpy.where(x8, 0, x16) + numpy.where(x8, 0, n_ff_out*x16) + numpy.where(x8, 0, x18*x20) + numpy.where(x8, 0, n_ff_in*x18*(d_ff*n_active + x17))), x22*x23 + x23*(x24 + x25*x28 + x29*x39*(d_ff*x34*x36 + x31 + x38/x34) + x39*(d_model*x36*x41 + x20*x37/x41 + x36*x42*x43 + x38/x42 + x44)), x0*x2*x4*x43*(x27*numpy.where(numpy.greater_equal(k_top, x47), x46, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x49*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x48))) + numpy.where(numpy.greater_equal(ctx_win, x47), x46, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x49*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x48))))/flops_attn + x4*(2*n_attn*x2 + 2*b*q_lm*x21 + x2*(2*n_ff/s + 2*x45) + x2*(f_idx*n_layers*x46*(xi_idx*x12 - xi_idx + 1) + w_idx*(2*x12 - 2)))/flops, p*(w_idx*sigma_attn*(x12 - 1) + sigma_attn*x51) + x25*x52 + x50, x6, x23*(n_layers*(x29*(x31 + x35*(d_ff + d_model)) + x35*(d_model + x20) + x35*(d_model + x43) + x44) + x22 + x24 + x28), p*(w_idx*(x11 - 1) + x45 + x51) + x50 + x52
 
 
-def limit_nccl_1d_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_1d_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return 4*n_layers*t_kernel
 
 
-def limit_nccl_1d_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_1d_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_gpu/(n_pp*sigma_attn)
     x1 = numpy.ceil(x0/node_size)
     return 2*n_layers*numpy.where(numpy.less_equal(x0, 1), 0, (1/2)*b*d_model*p_act*q_len*numpy.maximum((x1 - 1)/bw_ar_inter, x1*numpy.maximum(0, x0/x1 - 1)/bw_ar_intra)/n_gpu)
 
 
-def limit_nccl_1d_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_1d_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def limit_nccl_1d_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_1d_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
     x2 = sigma_attn**(-1.0)
@@ -714,34 +717,66 @@ def limit_nccl_1d_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, 
     return n_pp*(w_idx*p*x1 + x16*(n_ff_in + n_ff_out)*(d_ff*x12*x9 + d_ff*x5 + x15/x9) + x16*(p*x18*x20 + x11*x13*x22 + x12*x17*x24 + x12*x18*x26 + x15/x24 + x17*x5 + x18*x5 + x18*x25/x22 + x20*x25/x26) + x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, x3))/(hbm_bw*n_gpu)
 
 
-def limit_nccl_1d_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_1d_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return n_pp*d_model*vocab*p_emb/(hbm_bw*n_gpu)
 
 
-def limit_nccl_1d_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
-    return 0
+def limit_nccl_1d_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+    x0 = ctx + (1/2)*q_len - 1/2
+    x1 = 2*d_rope
+    x2 = n_q*q_len
+    x3 = x0*x2*(2*d_head + 2*d_nope + x1)
+    x4 = ctx + q_len - 1
+    x5 = numpy.greater_equal(ctx_win, x4)
+    x6 = numpy.greater_equal(k_top, x4)
+    x7 = numpy.greater(xi_mha, 0)
+    x8 = r_cmp**(-1.0)
+    x9 = x0*x8
+    x10 = x2*(4*c_kv + x1)
+    x11 = 2*ctx*c_kv*n_q*(d_head + d_nope) + x3
+    x12 = numpy.greater_equal(ctx, ctx_win)
+    x13 = ctx**2 - ctx
+    x14 = (1/2)/q_len
+    x15 = x14*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x13)
+    x16 = numpy.greater_equal(ctx, k_top)
+    x17 = k_top*x8
+    x18 = x14*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x13)
+    x19 = x18*x8
+    return b*n_layers*numpy.where(numpy.where(numpy.logical_and(x5, x6), numpy.logical_and(x7, numpy.less(x11, x10*(x0 + x9))), numpy.where(numpy.logical_and(x12, x6), numpy.logical_and(x7, numpy.less(x11, x10*(ctx_win + x9))), numpy.where(x6, numpy.logical_and(x7, numpy.less(x11, x10*(x15 + x9))), numpy.where(numpy.logical_and(x16, x5), numpy.logical_and(x7, numpy.less(x11, x10*(x0 + x17))), numpy.where(numpy.logical_and(x12, x16), numpy.logical_and(x7, numpy.less(x11, x10*(ctx_win + x17))), numpy.where(x16, numpy.logical_and(x7, numpy.less(x11, x10*(x15 + x17))), numpy.where(x5, numpy.logical_and(x7, numpy.less(x11, x10*(x0 + x19))), numpy.where(x12, numpy.logical_and(x7, numpy.less(x11, x10*(ctx_win + x19))), numpy.logical_and(x7, numpy.less(x11, x10*(x15 + x19))))))))))), x3, x10*(x8*numpy.where(x6, x0, numpy.where(x16, k_top, x18)) + numpy.where(x5, x0, numpy.where(x12, ctx_win, x15))))/(flops_attn*n_gpu)
 
 
-def limit_nccl_1d_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_1d_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = b*q_len
     x1 = 2*d_model
     x2 = n_gpu/(n_pp*sigma_attn)
     x3 = ctx + (1/2)*q_len - 1/2
-    x4 = 2*d_rope
-    x5 = n_q*q_len
-    x6 = ctx + q_len - 1
-    x7 = ctx**2 - ctx
-    x8 = (1/2)/q_len
-    x9 = x5*(4*c_kv + x4)*(numpy.where(numpy.greater_equal(ctx_win, x6), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x8*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x7))) + numpy.where(numpy.greater_equal(k_top, x6), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x8*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x7)))/r_cmp)
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x9, 2*ctx*c_kv*n_q*(d_head + d_nope) + x3*x5*(2*d_head + 2*d_nope + x4)), x9) + q_len*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2))) + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)))/(flops*n_gpu)
+    x4 = 2*ctx*c_kv*n_q*(d_head + d_nope)
+    x5 = ctx + q_len - 1
+    x6 = numpy.greater_equal(ctx_win, x5)
+    x7 = numpy.greater_equal(k_top, x5)
+    x8 = numpy.greater(xi_mha, 0)
+    x9 = r_cmp**(-1.0)
+    x10 = x3*x9
+    x11 = 2*d_rope
+    x12 = n_q*q_len
+    x13 = x12*(4*c_kv + x11)
+    x14 = x12*x3*(2*d_head + 2*d_nope + x11) + x4
+    x15 = numpy.greater_equal(ctx, ctx_win)
+    x16 = ctx**2 - ctx
+    x17 = (1/2)/q_len
+    x18 = x17*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x16)
+    x19 = numpy.greater_equal(ctx, k_top)
+    x20 = k_top*x9
+    x21 = x17*x9*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x16)
+    return (2*n_attn*x0 + b*n_layers*numpy.where(numpy.where(numpy.logical_and(x6, x7), numpy.logical_and(x8, numpy.less(x14, x13*(x10 + x3))), numpy.where(numpy.logical_and(x15, x7), numpy.logical_and(x8, numpy.less(x14, x13*(ctx_win + x10))), numpy.where(x7, numpy.logical_and(x8, numpy.less(x14, x13*(x10 + x18))), numpy.where(numpy.logical_and(x19, x6), numpy.logical_and(x8, numpy.less(x14, x13*(x20 + x3))), numpy.where(numpy.logical_and(x15, x19), numpy.logical_and(x8, numpy.less(x14, x13*(ctx_win + x20))), numpy.where(x19, numpy.logical_and(x8, numpy.less(x14, x13*(x18 + x20))), numpy.where(x6, numpy.logical_and(x8, numpy.less(x14, x13*(x21 + x3))), numpy.where(x15, numpy.logical_and(x8, numpy.less(x14, x13*(ctx_win + x21))), numpy.logical_and(x8, numpy.less(x14, x13*(x18 + x21))))))))))), x4, 0) + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2)))/(flops*n_gpu)
 
 
-def limit_nccl_1d_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_1d_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_gpu/(n_pp*sigma_attn)
     return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, x0) + p*(w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + n_ff))
 
 
-def limit_nccl_1d_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_1d_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = bw_ar_inter**(-1.0)
     x1 = b*d_model*p_act*q_len/n_gpu
     x2 = n_gpu/(n_pp*sigma_attn)
@@ -749,7 +784,7 @@ def limit_nccl_1d_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act,
     return 2*n_layers*numpy.where(numpy.less_equal(x2, 1), 0, (1/2)*x1*numpy.maximum(x0*(x3 - 1), x3*numpy.maximum(0, x2/x3 - 1)/bw_ar_intra)) + (1/4)*x0*x1*(n_pp - 1)
 
 
-def limit_nccl_1d_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_1d_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_pp/(hbm_bw*n_gpu)
     x1 = n_pp**(-1.0)
     x2 = n_gpu*x1
@@ -781,21 +816,38 @@ def limit_nccl_1d_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, 
     return d_model*vocab*p_emb*x0 + x0*(w_idx*p*x2 + x17*(n_ff_in + n_ff_out)*(d_ff*x10*x13 + d_ff*x6 + x16/x10) + x17*(p*x19*x21 + x12*x14*x23 + x13*x18*x25 + x13*x19*x27 + x16/x25 + x18*x6 + x19*x6 + x19*x26/x23 + x21*x26/x27) + x5*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, x4))
 
 
-def limit_nccl_1d_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
-    x0 = b*q_len
-    x1 = 2*d_model
-    x2 = n_gpu/(n_pp*sigma_attn)
-    x3 = ctx + (1/2)*q_len - 1/2
-    x4 = 2*d_rope
-    x5 = n_q*q_len
+def limit_nccl_1d_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+    x0 = n_gpu**(-1.0)
+    x1 = b*q_len
+    x2 = 2*d_model
+    x3 = n_gpu/(n_pp*sigma_attn)
+    x4 = ctx + (1/2)*q_len - 1/2
+    x5 = 2*ctx*c_kv*n_q*(d_head + d_nope)
     x6 = ctx + q_len - 1
-    x7 = ctx**2 - ctx
-    x8 = (1/2)/q_len
-    x9 = x5*(4*c_kv + x4)*(numpy.where(numpy.greater_equal(ctx_win, x6), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x8*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x7))) + numpy.where(numpy.greater_equal(k_top, x6), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x8*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x7)))/r_cmp)
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x9, 2*ctx*c_kv*n_q*(d_head + d_nope) + x3*x5*(2*d_head + 2*d_nope + x4)), x9) + q_len*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2))) + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)))/(flops*n_gpu)
+    x7 = numpy.greater_equal(ctx_win, x6)
+    x8 = numpy.greater_equal(k_top, x6)
+    x9 = numpy.greater(xi_mha, 0)
+    x10 = r_cmp**(-1.0)
+    x11 = x10*x4
+    x12 = 2*d_rope
+    x13 = n_q*q_len
+    x14 = x13*(4*c_kv + x12)
+    x15 = x13*x4*(2*d_head + 2*d_nope + x12)
+    x16 = x15 + x5
+    x17 = numpy.greater_equal(ctx, ctx_win)
+    x18 = ctx**2 - ctx
+    x19 = (1/2)/q_len
+    x20 = x19*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x18)
+    x21 = numpy.greater_equal(ctx, k_top)
+    x22 = k_top*x10
+    x23 = x19*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x18)
+    x24 = x10*x23
+    x25 = numpy.where(numpy.logical_and(x7, x8), numpy.logical_and(x9, numpy.greater(x14*(x11 + x4), x16)), numpy.where(numpy.logical_and(x17, x8), numpy.logical_and(x9, numpy.greater(x14*(ctx_win + x11), x16)), numpy.where(x8, numpy.logical_and(x9, numpy.less(x16, x14*(x11 + x20))), numpy.where(numpy.logical_and(x21, x7), numpy.logical_and(x9, numpy.greater(x14*(x22 + x4), x16)), numpy.where(numpy.logical_and(x17, x21), numpy.logical_and(x9, numpy.greater(x14*(ctx_win + x22), x16)), numpy.where(x21, numpy.logical_and(x9, numpy.less(x16, x14*(x20 + x22))), numpy.where(x7, numpy.logical_and(x9, numpy.less(x16, x14*(x24 + x4))), numpy.where(x17, numpy.logical_and(x9, numpy.less(x16, x14*(ctx_win + x24))), numpy.logical_and(x9, numpy.less(x16, x14*(x20 + x24)))))))))))
+    x26 = b*n_layers
+    return x0*x26*numpy.where(x25, x15, x14*(x10*numpy.where(x8, x4, numpy.where(x21, k_top, x23)) + numpy.where(x7, x4, numpy.where(x17, ctx_win, x20))))/flops_attn + x0*(2*n_attn*x1 + b*vocab*q_lm*x2 + x1*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x2*(n_ff_in + n_ff_out)) + x1*(f_idx*n_layers*x4*(xi_idx*x3 - xi_idx + 1) + w_idx*(2*x3 - 2)) + x26*numpy.where(x25, x5, 0))/flops
 
 
-def limit_nccl_1d_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_1d_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = bw_ar_inter**(-1.0)
     x1 = b*q_len
     x2 = n_gpu**(-1.0)
@@ -809,59 +861,74 @@ def limit_nccl_1d_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act,
     x10 = (1/2)*q_len
     x11 = 2*n_layers
     x12 = (1/4)*x0*x1*x4*(n_pp - 1) + x11*numpy.where(numpy.less_equal(x8, 1), 0, b*x10*x4*numpy.maximum(x0*(x9 - 1), x9*numpy.maximum(0, x8/x9 - 1)/bw_ar_intra))
-    x13 = d_model*vocab
-    x14 = n_ff_in + n_ff_out
-    x15 = ctx + x10 - 1/2
-    x16 = 2*n_q
-    x17 = 2*d_rope
-    x18 = n_q*q_len
-    x19 = ctx + q_len - 1
-    x20 = ctx**2 - ctx
-    x21 = (1/2)/q_len
-    x22 = r_cmp**(-1.0)
-    x23 = x18*(4*c_kv + x17)*(x22*numpy.where(numpy.greater_equal(k_top, x19), x15, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x21*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x20))) + numpy.where(numpy.greater_equal(ctx_win, x19), x15, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x21*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x20))))
-    x24 = n_pp*x2/hbm_bw
-    x25 = kv_win*numpy.minimum(ctx, ctx_win)
-    x26 = b*numpy.maximum(1, x8)
-    x27 = d_model*p
-    x28 = numpy.sqrt(d_model)
-    x29 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x30 = x28*x29
-    x31 = numpy.minimum(x8, numpy.maximum(1, x30/numpy.sqrt(d_ff)))
-    x32 = x5*x6
-    x33 = p_act*x1
-    x34 = x32*x33
-    x35 = x1*x3
-    x36 = n_gpu/(n_pp**2*sigma_attn**2)
-    x37 = x35*x36
-    x38 = sigma_attn*n_layers
-    x39 = d_head*n_q
-    x40 = c_kv + c_q
-    x41 = n_q + x16/g
-    x42 = d_head*x41
-    x43 = numpy.sqrt(x40)
-    x44 = numpy.minimum(x8, numpy.maximum(1, x29*x43/x28))
-    x45 = numpy.sqrt(d_head)
-    x46 = numpy.minimum(x8, numpy.maximum(1, x30/(numpy.sqrt(n_q)*x45)))
-    x47 = x33*x36
-    x48 = numpy.minimum(x8, numpy.maximum(1, x29*numpy.sqrt(x41)*x45/x43))
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + p*(w_idx*sigma_attn*(x8 - 1) + sigma_attn*(n_attn + n_ff)) + x26*(st_cmp + ctx*(kv_idx + kv_bytes) + x25))), 4*n_layers*t_kernel + x12*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x12, x2*(2*n_attn*x1 + 2*b*q_lm*x13 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x23, ctx*c_kv*x16*(d_head + d_nope) + x15*x18*(2*d_head + 2*d_nope + x17)), x23) + q_len*(f_idx*n_layers*x15*(xi_idx*x8 - xi_idx + 1) + w_idx*(2*x8 - 2))) + x1*(2*n_ff/s + d_model*d_ff_shared*n_sh*x11*x14))/flops), p_emb*x13*x24 + x24*(w_idx*p*x7 + x14*x38*(d_ff*x27 + d_ff*x31*x34 + x37/x31) + x26*x6*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x22 + x25) + x38*(p*x40*x42 + x27*x39 + x27*x40 + x32*x35*x44 + x34*x39*x46 + x34*x40*x48 + x37/x46 + x40*x47/x44 + x42*x47/x48))), numpy.inf)
+    x13 = n_pp*x2/hbm_bw
+    x14 = d_model*vocab
+    x15 = kv_win*numpy.minimum(ctx, ctx_win)
+    x16 = r_cmp**(-1.0)
+    x17 = b*numpy.maximum(1, x8)
+    x18 = n_ff_in + n_ff_out
+    x19 = d_model*p
+    x20 = numpy.sqrt(d_model)
+    x21 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x22 = x20*x21
+    x23 = numpy.minimum(x8, numpy.maximum(1, x22/numpy.sqrt(d_ff)))
+    x24 = x5*x6
+    x25 = p_act*x1
+    x26 = x24*x25
+    x27 = x1*x3
+    x28 = n_gpu/(n_pp**2*sigma_attn**2)
+    x29 = x27*x28
+    x30 = sigma_attn*n_layers
+    x31 = d_head*n_q
+    x32 = c_kv + c_q
+    x33 = 2*n_q
+    x34 = n_q + x33/g
+    x35 = d_head*x34
+    x36 = numpy.sqrt(x32)
+    x37 = numpy.minimum(x8, numpy.maximum(1, x21*x36/x20))
+    x38 = numpy.sqrt(d_head)
+    x39 = numpy.minimum(x8, numpy.maximum(1, x22/(numpy.sqrt(n_q)*x38)))
+    x40 = x25*x28
+    x41 = numpy.minimum(x8, numpy.maximum(1, x21*numpy.sqrt(x34)*x38/x36))
+    x42 = ctx + x10 - 1/2
+    x43 = ctx*c_kv*x33*(d_head + d_nope)
+    x44 = ctx + q_len - 1
+    x45 = numpy.greater_equal(ctx_win, x44)
+    x46 = numpy.greater_equal(k_top, x44)
+    x47 = numpy.greater(xi_mha, 0)
+    x48 = x16*x42
+    x49 = 2*d_rope
+    x50 = n_q*q_len
+    x51 = x50*(4*c_kv + x49)
+    x52 = x42*x50*(2*d_head + 2*d_nope + x49)
+    x53 = x43 + x52
+    x54 = numpy.greater_equal(ctx, ctx_win)
+    x55 = ctx**2 - ctx
+    x56 = (1/2)/q_len
+    x57 = x56*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x55)
+    x58 = numpy.greater_equal(ctx, k_top)
+    x59 = k_top*x16
+    x60 = x56*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x55)
+    x61 = x16*x60
+    x62 = numpy.where(numpy.logical_and(x45, x46), numpy.logical_and(x47, numpy.greater(x51*(x42 + x48), x53)), numpy.where(numpy.logical_and(x46, x54), numpy.logical_and(x47, numpy.greater(x51*(ctx_win + x48), x53)), numpy.where(x46, numpy.logical_and(x47, numpy.less(x53, x51*(x48 + x57))), numpy.where(numpy.logical_and(x45, x58), numpy.logical_and(x47, numpy.greater(x51*(x42 + x59), x53)), numpy.where(numpy.logical_and(x54, x58), numpy.logical_and(x47, numpy.greater(x51*(ctx_win + x59), x53)), numpy.where(x58, numpy.logical_and(x47, numpy.less(x53, x51*(x57 + x59))), numpy.where(x45, numpy.logical_and(x47, numpy.less(x53, x51*(x42 + x61))), numpy.where(x54, numpy.logical_and(x47, numpy.less(x53, x51*(ctx_win + x61))), numpy.logical_and(x47, numpy.less(x53, x51*(x57 + x61)))))))))))
+    x63 = b*n_layers
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + p*(w_idx*sigma_attn*(x8 - 1) + sigma_attn*(n_attn + n_ff)) + x17*(st_cmp + ctx*(kv_idx + kv_bytes) + x15))), 4*n_layers*t_kernel + x12*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x12, p_emb*x13*x14 + x13*(w_idx*p*x7 + x17*x6*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x16 + x15) + x18*x30*(d_ff*x19 + d_ff*x23*x26 + x29/x23) + x30*(p*x32*x35 + x19*x31 + x19*x32 + x24*x27*x37 + x26*x31*x39 + x26*x32*x41 + x29/x39 + x32*x40/x37 + x35*x40/x41))), x2*x63*numpy.where(x62, x52, x51*(x16*numpy.where(x46, x42, numpy.where(x58, k_top, x60)) + numpy.where(x45, x42, numpy.where(x54, ctx_win, x57))))/flops_attn + x2*(2*n_attn*x1 + 2*b*q_lm*x14 + x1*(2*n_ff/s + d_model*d_ff_shared*n_sh*x11*x18) + x1*(f_idx*n_layers*x42*(xi_idx*x8 - xi_idx + 1) + w_idx*(2*x8 - 2)) + x63*numpy.where(x62, x43, 0))/flops), numpy.inf)
 
 
-def limit_nccl_1d_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_1d_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_gpu/(n_pp*sigma_attn)
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, x0) + p*(w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + n_ff)))), 1, 0)
 
 
-def limit_nccl_1d_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_1d_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return 4*n_layers*t_kernel + (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def limit_nccl_1d_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_1d_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return 0
 
 
-def limit_nccl_1d_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_1d_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = bw_ar_inter**(-1.0)
     x1 = b*d_model*p_act*q_len/n_gpu
     x2 = n_gpu/(n_pp*sigma_attn)
@@ -869,7 +936,7 @@ def limit_nccl_1d_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx,
     return 2*n_layers*numpy.where(numpy.less_equal(x2, 1), 0, (1/2)*x1*numpy.maximum(x0*(x3 - 1), x3*numpy.maximum(0, x2/x3 - 1)/bw_ar_intra)) + (1/4)*x0*x1*(n_pp - 1)
 
 
-def limit_nccl_1d_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_1d_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_gpu**(-1.0)
     x1 = b*q_len
     x2 = (1/4)*d_model*p_act*x0*x1*(n_pp - 1)/bw_ar_inter
@@ -889,28 +956,43 @@ def limit_nccl_1d_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, 
     x16 = d_model*d_ff_shared*n_layers*n_sh*x15
     x17 = x5/sigma_attn
     x18 = ctx + (1/2)*q_len - 1/2
-    x19 = 2*d_rope
-    x20 = n_q*q_len
-    x21 = ctx + q_len - 1
-    x22 = ctx**2 - ctx
-    x23 = (1/2)/q_len
-    x24 = x20*(4*c_kv + x19)*(x7*numpy.where(numpy.greater_equal(k_top, x21), x18, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x23*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x22))) + numpy.where(numpy.greater_equal(ctx_win, x21), x18, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x23*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x22))))
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(st_cmp + ctx*(kv_idx + kv_bytes) + x6) + p*(n_attn + n_ff + w_idx*(x5 - 1) + x16))), 4*n_layers*t_kernel + x2*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x2, n_pp*x0*(w_idx*p*x5 + n_layers*(p*x11*x14 + x10*x11 + x10*x9 + x12*(d_model + x11) + x12*(d_model + x9) + x12*(x11 + x14) + x15*(d_ff*x10 + x12*(d_ff + d_model))) + p_emb*x3 + x8*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x7 + x6))/hbm_bw), x0*(2*n_attn*x1 + 2*b*q_lm*x3 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x24, ctx*c_kv*x13*(d_head + d_nope) + x18*x20*(2*d_head + 2*d_nope + x19)), x24) + q_len*(f_idx*n_layers*x18*(xi_idx*x17 - xi_idx + 1) + w_idx*(2*x17 - 2))) + x1*(2*n_ff/s + 2*x16))/flops), numpy.inf)
+    x19 = ctx*c_kv*x13*(d_head + d_nope)
+    x20 = ctx + q_len - 1
+    x21 = numpy.greater_equal(ctx_win, x20)
+    x22 = numpy.greater_equal(k_top, x20)
+    x23 = numpy.greater(xi_mha, 0)
+    x24 = x18*x7
+    x25 = 2*d_rope
+    x26 = n_q*q_len
+    x27 = x26*(4*c_kv + x25)
+    x28 = x18*x26*(2*d_head + 2*d_nope + x25)
+    x29 = x19 + x28
+    x30 = numpy.greater_equal(ctx, ctx_win)
+    x31 = ctx**2 - ctx
+    x32 = (1/2)/q_len
+    x33 = x32*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x31)
+    x34 = numpy.greater_equal(ctx, k_top)
+    x35 = k_top*x7
+    x36 = x32*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x31)
+    x37 = x36*x7
+    x38 = numpy.where(numpy.logical_and(x21, x22), numpy.logical_and(x23, numpy.greater(x27*(x18 + x24), x29)), numpy.where(numpy.logical_and(x22, x30), numpy.logical_and(x23, numpy.greater(x27*(ctx_win + x24), x29)), numpy.where(x22, numpy.logical_and(x23, numpy.less(x29, x27*(x24 + x33))), numpy.where(numpy.logical_and(x21, x34), numpy.logical_and(x23, numpy.greater(x27*(x18 + x35), x29)), numpy.where(numpy.logical_and(x30, x34), numpy.logical_and(x23, numpy.greater(x27*(ctx_win + x35), x29)), numpy.where(x34, numpy.logical_and(x23, numpy.less(x29, x27*(x33 + x35))), numpy.where(x21, numpy.logical_and(x23, numpy.less(x29, x27*(x18 + x37))), numpy.where(x30, numpy.logical_and(x23, numpy.less(x29, x27*(ctx_win + x37))), numpy.logical_and(x23, numpy.less(x29, x27*(x33 + x37)))))))))))
+    x39 = b*n_layers
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(st_cmp + ctx*(kv_idx + kv_bytes) + x6) + p*(n_attn + n_ff + w_idx*(x5 - 1) + x16))), 4*n_layers*t_kernel + x2*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x2, n_pp*x0*(w_idx*p*x5 + n_layers*(p*x11*x14 + x10*x11 + x10*x9 + x12*(d_model + x11) + x12*(d_model + x9) + x12*(x11 + x14) + x15*(d_ff*x10 + x12*(d_ff + d_model))) + p_emb*x3 + x8*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x7 + x6))/hbm_bw), x0*x39*numpy.where(x38, x28, x27*(x7*numpy.where(x22, x18, numpy.where(x34, k_top, x36)) + numpy.where(x21, x18, numpy.where(x30, ctx_win, x33))))/flops_attn + x0*(2*n_attn*x1 + 2*b*q_lm*x3 + x1*(2*n_ff/s + 2*x16) + x1*(f_idx*n_layers*x18*(xi_idx*x17 - xi_idx + 1) + w_idx*(2*x17 - 2)) + x39*numpy.where(x38, x19, 0))/flops), numpy.inf)
 
 
-def limit_nccl_1d_mla__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_1d_mla__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def limit_nccl_1d_mla__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_1d_mla__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return 0
 
 
-def limit_nccl_1d_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_1d_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def limit_nccl_1d_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_1d_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_pp**(-1.0)
     x1 = b*x0
     x2 = d_head*n_q
@@ -921,11 +1003,11 @@ def limit_nccl_1d_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p
     return n_pp*(n_gpu*w_idx*p*x0 + d_model*vocab*p_emb + n_layers*(p*x4*x6 + x2*x3 + x3*x4 + x5*(d_model + x2) + x5*(d_model + x4) + x5*(x4 + x6) + (n_ff_in + n_ff_out)*(d_ff*x3 + x5*(d_ff + d_model))) + x1*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp))/(hbm_bw*n_gpu)
 
 
-def limit_nccl_1d_mla__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_1d_mla__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes)) + p*(n_attn + n_ff + w_idx*(n_gpu/n_pp - 1) + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
-def limit_nccl_1d_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_1d_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = bw_ar_inter**(-1.0)
     x1 = b*q_len
     x2 = p_act*x1
@@ -972,19 +1054,34 @@ def limit_nccl_1d_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d
     x43 = p*x33*x42 + x22*x33 + x22*x41
     x44 = d_model*d_ff_shared*n_sh*x21
     x45 = ctx + x11 - 1/2
-    x46 = 2*d_rope
-    x47 = n_q*q_len
-    x48 = ctx + q_len - 1
-    x49 = ctx**2 - ctx
-    x50 = (1/2)/q_len
-    x51 = x47*(4*c_kv + x46)*(x19*numpy.where(numpy.greater_equal(k_top, x48), x45, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x50*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x49))) + numpy.where(numpy.greater_equal(ctx_win, x48), x45, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x50*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x49))))
-    x52 = n_unembed*p_emb
-    x53 = n_attn + n_ff
-    x54 = b*(st_cmp + ctx*(kv_idx + kv_bytes) + x18)
-    return 4*n_layers*t_kernel, x5, x12*numpy.where(numpy.less_equal(x9, 1), 0, b*p_act*x11*x4*numpy.maximum(x0*(x10 - 1), x10*numpy.maximum(0, -1 + x9/x10)/bw_ar_intra)), x14*x15 + x15*(x16 + x17*x20 + x21*x32*(d_ff*x27*x29 + x23 + x31/x27) + x32*(d_model*x29*x35 + x29*x33*x39 + x29*x40*x41 + x30*x33/x35 + x30*x42/x39 + x31/x40 + x43)), x3*(2*n_attn*x1 + 2*b*q_lm*x13 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x51, ctx*c_kv*x37*(d_head + d_nope) + x45*x47*(2*d_head + 2*d_nope + x46)), x51) + q_len*(f_idx*n_layers*x45*(xi_idx*x9 - xi_idx + 1) + w_idx*(2*x9 - 2))) + x1*(2*n_ff/s + x12*x44))/flops, p*(w_idx*sigma_attn*(x9 - 1) + sigma_attn*x53) + x17*x54 + x52, x5, x15*(n_layers*(x21*(x23 + x28*(d_ff + d_model)) + x28*(d_model + x33) + x28*(d_model + x41) + x28*(x33 + x42) + x43) + x14 + x16 + x20), p*(w_idx*(x8 - 1) + n_layers*x44 + x53) + x52 + x54
+    x46 = ctx*c_kv*x37*(d_head + d_nope)
+    x47 = ctx + q_len - 1
+    x48 = numpy.greater_equal(ctx_win, x47)
+    x49 = numpy.greater_equal(k_top, x47)
+    x50 = numpy.greater(xi_mha, 0)
+    x51 = x19*x45
+    x52 = 2*d_rope
+    x53 = n_q*q_len
+    x54 = x53*(4*c_kv + x52)
+    x55 = x45*x53*(2*d_head + 2*d_nope + x52)
+    x56 = x46 + x55
+    x57 = numpy.greater_equal(ctx, ctx_win)
+    x58 = ctx**2 - ctx
+    x59 = (1/2)/q_len
+    x60 = x59*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x58)
+    x61 = numpy.greater_equal(ctx, k_top)
+    x62 = k_top*x19
+    x63 = x59*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x58)
+    x64 = x19*x63
+    x65 = numpy.where(numpy.logical_and(x48, x49), numpy.logical_and(x50, numpy.greater(x54*(x45 + x51), x56)), numpy.where(numpy.logical_and(x49, x57), numpy.logical_and(x50, numpy.greater(x54*(ctx_win + x51), x56)), numpy.where(x49, numpy.logical_and(x50, numpy.less(x56, x54*(x51 + x60))), numpy.where(numpy.logical_and(x48, x61), numpy.logical_and(x50, numpy.greater(x54*(x45 + x62), x56)), numpy.where(numpy.logical_and(x57, x61), numpy.logical_and(x50, numpy.greater(x54*(ctx_win + x62), x56)), numpy.where(x61, numpy.logical_and(x50, numpy.less(x56, x54*(x60 + x62))), numpy.where(x48, numpy.logical_and(x50, numpy.less(x56, x54*(x45 + x64))), numpy.where(x57, numpy.logical_and(x50, numpy.less(x56, x54*(ctx_win + x64))), numpy.logical_and(x50, numpy.less(x56, x54*(x60 + x64)))))))))))
+    x66 = b*n_layers
+    x67 = n_unembed*p_emb
+    x68 = n_attn + n_ff
+    x69 = b*(st_cmp + ctx*(kv_idx + kv_bytes) + x18)
+    return 4*n_layers*t_kernel, x5, x12*numpy.where(numpy.less_equal(x9, 1), 0, b*p_act*x11*x4*numpy.maximum(x0*(x10 - 1), x10*numpy.maximum(0, -1 + x9/x10)/bw_ar_intra)), x14*x15 + x15*(x16 + x17*x20 + x21*x32*(d_ff*x27*x29 + x23 + x31/x27) + x32*(d_model*x29*x35 + x29*x33*x39 + x29*x40*x41 + x30*x33/x35 + x30*x42/x39 + x31/x40 + x43)), x3*x66*numpy.where(x65, x55, x54*(x19*numpy.where(x49, x45, numpy.where(x61, k_top, x63)) + numpy.where(x48, x45, numpy.where(x57, ctx_win, x60))))/flops_attn + x3*(2*n_attn*x1 + 2*b*q_lm*x13 + x1*(2*n_ff/s + x12*x44) + x1*(f_idx*n_layers*x45*(xi_idx*x9 - xi_idx + 1) + w_idx*(2*x9 - 2)) + x66*numpy.where(x65, x46, 0))/flops, p*(w_idx*sigma_attn*(x9 - 1) + sigma_attn*x68) + x17*x69 + x67, x5, x15*(n_layers*(x21*(x23 + x28*(d_ff + d_model)) + x28*(d_model + x33) + x28*(d_model + x41) + x28*(x33 + x42) + x43) + x14 + x16 + x20), p*(w_idx*(x8 - 1) + n_layers*x44 + x68) + x67 + x69
 
 
-def limit_nccl_1d_mla__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_1d_mla__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = 4*n_layers*t_kernel
     x1 = 1 - omega_net
     x2 = bw_ar_inter**(-1.0)
@@ -1020,56 +1117,71 @@ def limit_nccl_1d_mla__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, 
     x32 = x11*x31
     x33 = (1/2)*q_len
     x34 = ctx + x33 - 1/2
-    x35 = 2*d_rope
-    x36 = n_q*q_len
-    x37 = ctx + q_len - 1
-    x38 = ctx**2 - ctx
-    x39 = (1/2)/q_len
-    x40 = x36*(4*c_kv + x35)*(x14*numpy.where(numpy.greater_equal(k_top, x37), x34, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x39*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x38))) + numpy.where(numpy.greater_equal(ctx_win, x37), x34, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x39*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x38))))
-    x41 = x4*(2*n_attn*x3 + 2*b*q_lm*x8 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x40, ctx*c_kv*x23*(d_head + d_nope) + x34*x36*(2*d_head + 2*d_nope + x35)), x40) + q_len*(f_idx*n_layers*x34*(xi_idx*x32 - xi_idx + 1) + w_idx*(2*x32 - 2))) + x3*(2*n_ff/s + x28*x30))/flops
-    x42 = numpy.greater_equal(n_gpu, n_pp)
-    x43 = numpy.less_equal(n_pp, b)
-    x44 = hbm_cap*n_gpu
-    x45 = n_unembed*p_emb
-    x46 = b*(st_cmp + ctx*(kv_idx + kv_bytes) + x13)
-    x47 = n_attn + n_ff
-    x48 = numpy.where(numpy.logical_and(numpy.logical_and(x42, x43), numpy.greater_equal(x44, p*(w_idx*(x11 - 1) + n_layers*x30 + x47) + x45 + x46)), x0 + x1*x7 + numpy.maximum(numpy.maximum(x41, omega_net*x7), x27*(n_layers*(x17*(x19 + x20*(d_ff + d_model)) + x20*(d_model + x21) + x20*(d_model + x22) + x20*(x22 + x25) + x26) + x12 + x16 + x9)), numpy.inf)
-    x49 = numpy.ceil(x32/node_size)
-    x50 = bw_ar_intra**(-1.0)
-    x51 = b*x33
-    x52 = x51*x6
-    x53 = x28*numpy.where(numpy.less_equal(x32, 1), 0, x52*numpy.maximum(x2*(x49 - 1), x49*x50*numpy.maximum(0, x32/x49 - 1))) + x7
-    x54 = numpy.maximum(1, x32)
-    x55 = numpy.sqrt(d_model)
-    x56 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x57 = x55*x56
-    x58 = numpy.minimum(x32, numpy.maximum(1, x57/numpy.sqrt(d_ff)))
-    x59 = x20*x31
-    x60 = n_gpu*x3/(n_pp**2*sigma_attn**2)
-    x61 = x5*x60
-    x62 = sigma_attn*n_layers
-    x63 = numpy.sqrt(x22)
-    x64 = numpy.minimum(x32, numpy.maximum(1, x56*x63/x55))
-    x65 = numpy.sqrt(d_head)
-    x66 = numpy.minimum(x32, numpy.maximum(1, numpy.sqrt(x24)*x56*x65/x63))
-    x67 = numpy.minimum(x32, numpy.maximum(1, x57/(numpy.sqrt(n_q)*x65)))
-    x68 = p_act*x60
-    x69 = x27*x9 + x27*(x12 + x16*x54 + x17*x62*(d_ff*x58*x59 + x19 + x61/x58) + x62*(d_model*x59*x64 + x21*x59*x67 + x22*x59*x66 + x22*x68/x64 + x25*x68/x66 + x26 + x61/x67))
-    x70 = numpy.logical_and(numpy.logical_and(x42, x43), numpy.greater_equal(x44, p*(w_idx*sigma_attn*(x32 - 1) + sigma_attn*x47) + x45 + x46*x54))
-    x71 = numpy.less_equal(x56, 1)
-    x72 = numpy.sqrt(x49)
-    x73 = numpy.maximum(x2*(x72 - 1), x50*x72*numpy.maximum(0, x56/x72 - 1))
-    x74 = x52*x73
-    x75 = p_act*x4*x51*x73
-    x76 = n_layers*(numpy.where(x71, 0, x74) + numpy.where(x71, 0, n_ff_out*x74) + numpy.where(x71, 0, x25*x75) + numpy.where(x71, 0, n_ff_in*x75*(d_ff*n_active + x29))) + x7
-    return x48, numpy.where(x70, x0 + x1*x53 + numpy.maximum(numpy.maximum(x41, x69), omega_net*x53), numpy.inf), x48, numpy.where(x70, x0 + x1*x76 + numpy.maximum(numpy.maximum(x41, x69), omega_net*x76), numpy.inf)
+    x35 = ctx*c_kv*x23*(d_head + d_nope)
+    x36 = ctx + q_len - 1
+    x37 = numpy.greater_equal(ctx_win, x36)
+    x38 = numpy.greater_equal(k_top, x36)
+    x39 = numpy.greater(xi_mha, 0)
+    x40 = x14*x34
+    x41 = 2*d_rope
+    x42 = n_q*q_len
+    x43 = x42*(4*c_kv + x41)
+    x44 = x34*x42*(2*d_head + 2*d_nope + x41)
+    x45 = x35 + x44
+    x46 = numpy.greater_equal(ctx, ctx_win)
+    x47 = ctx**2 - ctx
+    x48 = (1/2)/q_len
+    x49 = x48*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x47)
+    x50 = numpy.greater_equal(ctx, k_top)
+    x51 = k_top*x14
+    x52 = x48*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x47)
+    x53 = x14*x52
+    x54 = numpy.where(numpy.logical_and(x37, x38), numpy.logical_and(x39, numpy.greater(x43*(x34 + x40), x45)), numpy.where(numpy.logical_and(x38, x46), numpy.logical_and(x39, numpy.greater(x43*(ctx_win + x40), x45)), numpy.where(x38, numpy.logical_and(x39, numpy.less(x45, x43*(x40 + x49))), numpy.where(numpy.logical_and(x37, x50), numpy.logical_and(x39, numpy.greater(x43*(x34 + x51), x45)), numpy.where(numpy.logical_and(x46, x50), numpy.logical_and(x39, numpy.greater(x43*(ctx_win + x51), x45)), numpy.where(x50, numpy.logical_and(x39, numpy.less(x45, x43*(x49 + x51))), numpy.where(x37, numpy.logical_and(x39, numpy.less(x45, x43*(x34 + x53))), numpy.where(x46, numpy.logical_and(x39, numpy.less(x45, x43*(ctx_win + x53))), numpy.logical_and(x39, numpy.less(x45, x43*(x49 + x53)))))))))))
+    x55 = b*n_layers
+    x56 = x4*x55*numpy.where(x54, x44, x43*(x14*numpy.where(x38, x34, numpy.where(x50, k_top, x52)) + numpy.where(x37, x34, numpy.where(x46, ctx_win, x49))))/flops_attn + x4*(2*n_attn*x3 + 2*b*q_lm*x8 + x3*(2*n_ff/s + x28*x30) + x3*(f_idx*n_layers*x34*(xi_idx*x32 - xi_idx + 1) + w_idx*(2*x32 - 2)) + x55*numpy.where(x54, x35, 0))/flops
+    x57 = numpy.greater_equal(n_gpu, n_pp)
+    x58 = numpy.less_equal(n_pp, b)
+    x59 = hbm_cap*n_gpu
+    x60 = n_unembed*p_emb
+    x61 = b*(st_cmp + ctx*(kv_idx + kv_bytes) + x13)
+    x62 = n_attn + n_ff
+    x63 = numpy.where(numpy.logical_and(numpy.logical_and(x57, x58), numpy.greater_equal(x59, p*(w_idx*(x11 - 1) + n_layers*x30 + x62) + x60 + x61)), x0 + x1*x7 + numpy.maximum(numpy.maximum(x56, omega_net*x7), x27*(n_layers*(x17*(x19 + x20*(d_ff + d_model)) + x20*(d_model + x21) + x20*(d_model + x22) + x20*(x22 + x25) + x26) + x12 + x16 + x9)), numpy.inf)
+    x64 = numpy.ceil(x32/node_size)
+    x65 = bw_ar_intra**(-1.0)
+    x66 = b*x33
+    x67 = x6*x66
+    x68 = x28*numpy.where(numpy.less_equal(x32, 1), 0, x67*numpy.maximum(x2*(x64 - 1), x64*x65*numpy.maximum(0, x32/x64 - 1))) + x7
+    x69 = numpy.maximum(1, x32)
+    x70 = numpy.sqrt(d_model)
+    x71 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x72 = x70*x71
+    x73 = numpy.minimum(x32, numpy.maximum(1, x72/numpy.sqrt(d_ff)))
+    x74 = x20*x31
+    x75 = n_gpu*x3/(n_pp**2*sigma_attn**2)
+    x76 = x5*x75
+    x77 = sigma_attn*n_layers
+    x78 = numpy.sqrt(x22)
+    x79 = numpy.minimum(x32, numpy.maximum(1, x71*x78/x70))
+    x80 = numpy.sqrt(d_head)
+    x81 = numpy.minimum(x32, numpy.maximum(1, numpy.sqrt(x24)*x71*x80/x78))
+    x82 = numpy.minimum(x32, numpy.maximum(1, x72/(numpy.sqrt(n_q)*x80)))
+    x83 = p_act*x75
+    x84 = x27*x9 + x27*(x12 + x16*x69 + x17*x77*(d_ff*x73*x74 + x19 + x76/x73) + x77*(d_model*x74*x79 + x21*x74*x82 + x22*x74*x81 + x22*x83/x79 + x25*x83/x81 + x26 + x76/x82))
+    x85 = numpy.logical_and(numpy.logical_and(x57, x58), numpy.greater_equal(x59, p*(w_idx*sigma_attn*(x32 - 1) + sigma_attn*x62) + x60 + x61*x69))
+    x86 = numpy.less_equal(x71, 1)
+    x87 = numpy.sqrt(x64)
+    x88 = numpy.maximum(x2*(x87 - 1), x65*x87*numpy.maximum(0, x71/x87 - 1))
+    x89 = x67*x88
+    x90 = p_act*x4*x66*x88
+    x91 = n_layers*(numpy.where(x86, 0, x89) + numpy.where(x86, 0, n_ff_out*x89) + numpy.where(x86, 0, x25*x90) + numpy.where(x86, 0, n_ff_in*x90*(d_ff*n_active + x29))) + x7
+    return x63, numpy.where(x85, x0 + x1*x68 + numpy.maximum(numpy.maximum(x56, x84), omega_net*x68), numpy.inf), x63, numpy.where(x85, x0 + x1*x91 + numpy.maximum(numpy.maximum(x56, x84), omega_net*x91), numpy.inf)
 
 
-def limit_nccl_2d_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_2d_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return 4*n_layers*t_kernel
 
 
-def limit_nccl_2d_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_2d_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
     x1 = numpy.less_equal(x0, 1)
     x2 = numpy.sqrt(numpy.ceil(n_gpu/(n_pp*sigma_attn*node_size)))
@@ -1078,11 +1190,11 @@ def limit_nccl_2d_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx,
     return n_layers*(numpy.where(x1, 0, x4) + numpy.where(x1, 0, n_ff_out*x4) + numpy.where(x1, 0, d_head*x3*(n_q + 2*n_q/g)) + numpy.where(x1, 0, n_ff_in*x3*(d_ff*n_active + d_ff_shared*n_sh)))
 
 
-def limit_nccl_2d_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_2d_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def limit_nccl_2d_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_2d_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
     x2 = sigma_attn**(-1.0)
@@ -1113,34 +1225,66 @@ def limit_nccl_2d_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, 
     return n_pp*(w_idx*p*x1 + x16*(n_ff_in + n_ff_out)*(d_ff*x12*x9 + d_ff*x5 + x15/x9) + x16*(p*x18*x20 + x11*x13*x22 + x12*x17*x24 + x12*x18*x26 + x15/x24 + x17*x5 + x18*x5 + x18*x25/x22 + x20*x25/x26) + x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, x3))/(hbm_bw*n_gpu)
 
 
-def limit_nccl_2d_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_2d_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return n_pp*d_model*vocab*p_emb/(hbm_bw*n_gpu)
 
 
-def limit_nccl_2d_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
-    return 0
+def limit_nccl_2d_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+    x0 = ctx + (1/2)*q_len - 1/2
+    x1 = 2*d_rope
+    x2 = n_q*q_len
+    x3 = x0*x2*(2*d_head + 2*d_nope + x1)
+    x4 = ctx + q_len - 1
+    x5 = numpy.greater_equal(ctx_win, x4)
+    x6 = numpy.greater_equal(k_top, x4)
+    x7 = numpy.greater(xi_mha, 0)
+    x8 = r_cmp**(-1.0)
+    x9 = x0*x8
+    x10 = x2*(4*c_kv + x1)
+    x11 = 2*ctx*c_kv*n_q*(d_head + d_nope) + x3
+    x12 = numpy.greater_equal(ctx, ctx_win)
+    x13 = ctx**2 - ctx
+    x14 = (1/2)/q_len
+    x15 = x14*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x13)
+    x16 = numpy.greater_equal(ctx, k_top)
+    x17 = k_top*x8
+    x18 = x14*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x13)
+    x19 = x18*x8
+    return b*n_layers*numpy.where(numpy.where(numpy.logical_and(x5, x6), numpy.logical_and(x7, numpy.less(x11, x10*(x0 + x9))), numpy.where(numpy.logical_and(x12, x6), numpy.logical_and(x7, numpy.less(x11, x10*(ctx_win + x9))), numpy.where(x6, numpy.logical_and(x7, numpy.less(x11, x10*(x15 + x9))), numpy.where(numpy.logical_and(x16, x5), numpy.logical_and(x7, numpy.less(x11, x10*(x0 + x17))), numpy.where(numpy.logical_and(x12, x16), numpy.logical_and(x7, numpy.less(x11, x10*(ctx_win + x17))), numpy.where(x16, numpy.logical_and(x7, numpy.less(x11, x10*(x15 + x17))), numpy.where(x5, numpy.logical_and(x7, numpy.less(x11, x10*(x0 + x19))), numpy.where(x12, numpy.logical_and(x7, numpy.less(x11, x10*(ctx_win + x19))), numpy.logical_and(x7, numpy.less(x11, x10*(x15 + x19))))))))))), x3, x10*(x8*numpy.where(x6, x0, numpy.where(x16, k_top, x18)) + numpy.where(x5, x0, numpy.where(x12, ctx_win, x15))))/(flops_attn*n_gpu)
 
 
-def limit_nccl_2d_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_2d_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = b*q_len
     x1 = 2*d_model
     x2 = n_gpu/(n_pp*sigma_attn)
     x3 = ctx + (1/2)*q_len - 1/2
-    x4 = 2*d_rope
-    x5 = n_q*q_len
-    x6 = ctx + q_len - 1
-    x7 = ctx**2 - ctx
-    x8 = (1/2)/q_len
-    x9 = x5*(4*c_kv + x4)*(numpy.where(numpy.greater_equal(ctx_win, x6), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x8*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x7))) + numpy.where(numpy.greater_equal(k_top, x6), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x8*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x7)))/r_cmp)
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x9, 2*ctx*c_kv*n_q*(d_head + d_nope) + x3*x5*(2*d_head + 2*d_nope + x4)), x9) + q_len*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2))) + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)))/(flops*n_gpu)
+    x4 = 2*ctx*c_kv*n_q*(d_head + d_nope)
+    x5 = ctx + q_len - 1
+    x6 = numpy.greater_equal(ctx_win, x5)
+    x7 = numpy.greater_equal(k_top, x5)
+    x8 = numpy.greater(xi_mha, 0)
+    x9 = r_cmp**(-1.0)
+    x10 = x3*x9
+    x11 = 2*d_rope
+    x12 = n_q*q_len
+    x13 = x12*(4*c_kv + x11)
+    x14 = x12*x3*(2*d_head + 2*d_nope + x11) + x4
+    x15 = numpy.greater_equal(ctx, ctx_win)
+    x16 = ctx**2 - ctx
+    x17 = (1/2)/q_len
+    x18 = x17*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x16)
+    x19 = numpy.greater_equal(ctx, k_top)
+    x20 = k_top*x9
+    x21 = x17*x9*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x16)
+    return (2*n_attn*x0 + b*n_layers*numpy.where(numpy.where(numpy.logical_and(x6, x7), numpy.logical_and(x8, numpy.less(x14, x13*(x10 + x3))), numpy.where(numpy.logical_and(x15, x7), numpy.logical_and(x8, numpy.less(x14, x13*(ctx_win + x10))), numpy.where(x7, numpy.logical_and(x8, numpy.less(x14, x13*(x10 + x18))), numpy.where(numpy.logical_and(x19, x6), numpy.logical_and(x8, numpy.less(x14, x13*(x20 + x3))), numpy.where(numpy.logical_and(x15, x19), numpy.logical_and(x8, numpy.less(x14, x13*(ctx_win + x20))), numpy.where(x19, numpy.logical_and(x8, numpy.less(x14, x13*(x18 + x20))), numpy.where(x6, numpy.logical_and(x8, numpy.less(x14, x13*(x21 + x3))), numpy.where(x15, numpy.logical_and(x8, numpy.less(x14, x13*(ctx_win + x21))), numpy.logical_and(x8, numpy.less(x14, x13*(x18 + x21))))))))))), x4, 0) + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2)))/(flops*n_gpu)
 
 
-def limit_nccl_2d_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_2d_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_gpu/(n_pp*sigma_attn)
     return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, x0) + p*(w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + n_ff))
 
 
-def limit_nccl_2d_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_2d_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = bw_ar_inter**(-1.0)
     x1 = n_gpu**(-1.0)
     x2 = b*d_model*p_act*q_len*x1
@@ -1153,7 +1297,7 @@ def limit_nccl_2d_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act,
     return n_layers*(numpy.where(x4, 0, x7) + numpy.where(x4, 0, n_ff_out*x7) + numpy.where(x4, 0, d_head*x8*(n_q + 2*n_q/g)) + numpy.where(x4, 0, n_ff_in*x8*(d_ff*n_active + d_ff_shared*n_sh))) + (1/4)*x0*x2*(n_pp - 1)
 
 
-def limit_nccl_2d_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_2d_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_pp/(hbm_bw*n_gpu)
     x1 = n_pp**(-1.0)
     x2 = n_gpu*x1
@@ -1185,21 +1329,38 @@ def limit_nccl_2d_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, 
     return d_model*vocab*p_emb*x0 + x0*(w_idx*p*x2 + x17*(n_ff_in + n_ff_out)*(d_ff*x10*x13 + d_ff*x6 + x16/x10) + x17*(p*x19*x21 + x12*x14*x23 + x13*x18*x25 + x13*x19*x27 + x16/x25 + x18*x6 + x19*x6 + x19*x26/x23 + x21*x26/x27) + x5*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, x4))
 
 
-def limit_nccl_2d_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
-    x0 = b*q_len
-    x1 = 2*d_model
-    x2 = n_gpu/(n_pp*sigma_attn)
-    x3 = ctx + (1/2)*q_len - 1/2
-    x4 = 2*d_rope
-    x5 = n_q*q_len
+def limit_nccl_2d_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+    x0 = n_gpu**(-1.0)
+    x1 = b*q_len
+    x2 = 2*d_model
+    x3 = n_gpu/(n_pp*sigma_attn)
+    x4 = ctx + (1/2)*q_len - 1/2
+    x5 = 2*ctx*c_kv*n_q*(d_head + d_nope)
     x6 = ctx + q_len - 1
-    x7 = ctx**2 - ctx
-    x8 = (1/2)/q_len
-    x9 = x5*(4*c_kv + x4)*(numpy.where(numpy.greater_equal(ctx_win, x6), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x8*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x7))) + numpy.where(numpy.greater_equal(k_top, x6), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x8*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x7)))/r_cmp)
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x9, 2*ctx*c_kv*n_q*(d_head + d_nope) + x3*x5*(2*d_head + 2*d_nope + x4)), x9) + q_len*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2))) + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)))/(flops*n_gpu)
+    x7 = numpy.greater_equal(ctx_win, x6)
+    x8 = numpy.greater_equal(k_top, x6)
+    x9 = numpy.greater(xi_mha, 0)
+    x10 = r_cmp**(-1.0)
+    x11 = x10*x4
+    x12 = 2*d_rope
+    x13 = n_q*q_len
+    x14 = x13*(4*c_kv + x12)
+    x15 = x13*x4*(2*d_head + 2*d_nope + x12)
+    x16 = x15 + x5
+    x17 = numpy.greater_equal(ctx, ctx_win)
+    x18 = ctx**2 - ctx
+    x19 = (1/2)/q_len
+    x20 = x19*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x18)
+    x21 = numpy.greater_equal(ctx, k_top)
+    x22 = k_top*x10
+    x23 = x19*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x18)
+    x24 = x10*x23
+    x25 = numpy.where(numpy.logical_and(x7, x8), numpy.logical_and(x9, numpy.greater(x14*(x11 + x4), x16)), numpy.where(numpy.logical_and(x17, x8), numpy.logical_and(x9, numpy.greater(x14*(ctx_win + x11), x16)), numpy.where(x8, numpy.logical_and(x9, numpy.less(x16, x14*(x11 + x20))), numpy.where(numpy.logical_and(x21, x7), numpy.logical_and(x9, numpy.greater(x14*(x22 + x4), x16)), numpy.where(numpy.logical_and(x17, x21), numpy.logical_and(x9, numpy.greater(x14*(ctx_win + x22), x16)), numpy.where(x21, numpy.logical_and(x9, numpy.less(x16, x14*(x20 + x22))), numpy.where(x7, numpy.logical_and(x9, numpy.less(x16, x14*(x24 + x4))), numpy.where(x17, numpy.logical_and(x9, numpy.less(x16, x14*(ctx_win + x24))), numpy.logical_and(x9, numpy.less(x16, x14*(x20 + x24)))))))))))
+    x26 = b*n_layers
+    return x0*x26*numpy.where(x25, x15, x14*(x10*numpy.where(x8, x4, numpy.where(x21, k_top, x23)) + numpy.where(x7, x4, numpy.where(x17, ctx_win, x20))))/flops_attn + x0*(2*n_attn*x1 + b*vocab*q_lm*x2 + x1*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x2*(n_ff_in + n_ff_out)) + x1*(f_idx*n_layers*x4*(xi_idx*x3 - xi_idx + 1) + w_idx*(2*x3 - 2)) + x26*numpy.where(x25, x5, 0))/flops
 
 
-def limit_nccl_2d_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_2d_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = bw_ar_inter**(-1.0)
     x1 = b*q_len
     x2 = n_gpu**(-1.0)
@@ -1221,55 +1382,70 @@ def limit_nccl_2d_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act,
     x18 = n_q + x17/g
     x19 = d_head*x18
     x20 = n_layers*(numpy.where(x6, 0, x14) + numpy.where(x6, 0, n_ff_out*x14) + numpy.where(x6, 0, x16*x19) + numpy.where(x6, 0, n_ff_in*x16*(d_ff*n_active + x15))) + (1/4)*x0*x1*x4*(n_pp - 1)
-    x21 = 2*d_model
-    x22 = n_ff_in + n_ff_out
-    x23 = ctx + x12 - 1/2
-    x24 = 2*d_rope
-    x25 = n_q*q_len
-    x26 = ctx + q_len - 1
-    x27 = ctx**2 - ctx
-    x28 = (1/2)/q_len
-    x29 = r_cmp**(-1.0)
-    x30 = x25*(4*c_kv + x24)*(x29*numpy.where(numpy.greater_equal(k_top, x26), x23, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x28*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x27))) + numpy.where(numpy.greater_equal(ctx_win, x26), x23, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x28*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x27))))
-    x31 = n_pp*x2/hbm_bw
-    x32 = kv_win*numpy.minimum(ctx, ctx_win)
-    x33 = b*numpy.maximum(1, x10)
-    x34 = d_model*p
-    x35 = numpy.sqrt(d_model)
-    x36 = x35*x5
-    x37 = numpy.minimum(x10, numpy.maximum(1, x36/numpy.sqrt(d_ff)))
-    x38 = x7*x8
-    x39 = p_act*x1
-    x40 = x38*x39
-    x41 = x1*x3
-    x42 = n_gpu/(n_pp**2*sigma_attn**2)
-    x43 = x41*x42
-    x44 = sigma_attn*n_layers
-    x45 = d_head*n_q
-    x46 = c_kv + c_q
-    x47 = numpy.sqrt(x46)
-    x48 = numpy.minimum(x10, numpy.maximum(1, x47*x5/x35))
-    x49 = numpy.sqrt(d_head)
-    x50 = numpy.minimum(x10, numpy.maximum(1, x36/(numpy.sqrt(n_q)*x49)))
-    x51 = x39*x42
-    x52 = numpy.minimum(x10, numpy.maximum(1, numpy.sqrt(x18)*x49*x5/x47))
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + p*(w_idx*sigma_attn*(x10 - 1) + sigma_attn*(n_attn + n_ff)) + x33*(st_cmp + ctx*(kv_idx + kv_bytes) + x32))), 4*n_layers*t_kernel + x20*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x20, x2*(2*n_attn*x1 + b*vocab*q_lm*x21 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x30, ctx*c_kv*x17*(d_head + d_nope) + x23*x25*(2*d_head + 2*d_nope + x24)), x30) + q_len*(f_idx*n_layers*x23*(xi_idx*x10 - xi_idx + 1) + w_idx*(2*x10 - 2))) + x1*(2*n_ff/s + n_layers*x15*x21*x22))/flops), d_model*vocab*p_emb*x31 + x31*(w_idx*p*x9 + x22*x44*(d_ff*x34 + d_ff*x37*x40 + x43/x37) + x33*x8*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x29 + x32) + x44*(p*x19*x46 + x19*x51/x52 + x34*x45 + x34*x46 + x38*x41*x48 + x40*x45*x50 + x40*x46*x52 + x43/x50 + x46*x51/x48))), numpy.inf)
+    x21 = n_pp*x2/hbm_bw
+    x22 = d_model*vocab
+    x23 = kv_win*numpy.minimum(ctx, ctx_win)
+    x24 = r_cmp**(-1.0)
+    x25 = b*numpy.maximum(1, x10)
+    x26 = n_ff_in + n_ff_out
+    x27 = d_model*p
+    x28 = numpy.sqrt(d_model)
+    x29 = x28*x5
+    x30 = numpy.minimum(x10, numpy.maximum(1, x29/numpy.sqrt(d_ff)))
+    x31 = x7*x8
+    x32 = p_act*x1
+    x33 = x31*x32
+    x34 = x1*x3
+    x35 = n_gpu/(n_pp**2*sigma_attn**2)
+    x36 = x34*x35
+    x37 = sigma_attn*n_layers
+    x38 = d_head*n_q
+    x39 = c_kv + c_q
+    x40 = numpy.sqrt(x39)
+    x41 = numpy.minimum(x10, numpy.maximum(1, x40*x5/x28))
+    x42 = numpy.sqrt(d_head)
+    x43 = numpy.minimum(x10, numpy.maximum(1, x29/(numpy.sqrt(n_q)*x42)))
+    x44 = x32*x35
+    x45 = numpy.minimum(x10, numpy.maximum(1, numpy.sqrt(x18)*x42*x5/x40))
+    x46 = ctx + x12 - 1/2
+    x47 = ctx*c_kv*x17*(d_head + d_nope)
+    x48 = ctx + q_len - 1
+    x49 = numpy.greater_equal(ctx_win, x48)
+    x50 = numpy.greater_equal(k_top, x48)
+    x51 = numpy.greater(xi_mha, 0)
+    x52 = x24*x46
+    x53 = 2*d_rope
+    x54 = n_q*q_len
+    x55 = x54*(4*c_kv + x53)
+    x56 = x46*x54*(2*d_head + 2*d_nope + x53)
+    x57 = x47 + x56
+    x58 = numpy.greater_equal(ctx, ctx_win)
+    x59 = ctx**2 - ctx
+    x60 = (1/2)/q_len
+    x61 = x60*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x59)
+    x62 = numpy.greater_equal(ctx, k_top)
+    x63 = k_top*x24
+    x64 = x60*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x59)
+    x65 = x24*x64
+    x66 = numpy.where(numpy.logical_and(x49, x50), numpy.logical_and(x51, numpy.greater(x55*(x46 + x52), x57)), numpy.where(numpy.logical_and(x50, x58), numpy.logical_and(x51, numpy.greater(x55*(ctx_win + x52), x57)), numpy.where(x50, numpy.logical_and(x51, numpy.less(x57, x55*(x52 + x61))), numpy.where(numpy.logical_and(x49, x62), numpy.logical_and(x51, numpy.greater(x55*(x46 + x63), x57)), numpy.where(numpy.logical_and(x58, x62), numpy.logical_and(x51, numpy.greater(x55*(ctx_win + x63), x57)), numpy.where(x62, numpy.logical_and(x51, numpy.less(x57, x55*(x61 + x63))), numpy.where(x49, numpy.logical_and(x51, numpy.less(x57, x55*(x46 + x65))), numpy.where(x58, numpy.logical_and(x51, numpy.less(x57, x55*(ctx_win + x65))), numpy.logical_and(x51, numpy.less(x57, x55*(x61 + x65)))))))))))
+    x67 = b*n_layers
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + p*(w_idx*sigma_attn*(x10 - 1) + sigma_attn*(n_attn + n_ff)) + x25*(st_cmp + ctx*(kv_idx + kv_bytes) + x23))), 4*n_layers*t_kernel + x20*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x20, p_emb*x21*x22 + x21*(w_idx*p*x9 + x25*x8*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x24 + x23) + x26*x37*(d_ff*x27 + d_ff*x30*x33 + x36/x30) + x37*(p*x19*x39 + x19*x44/x45 + x27*x38 + x27*x39 + x31*x34*x41 + x33*x38*x43 + x33*x39*x45 + x36/x43 + x39*x44/x41))), x2*x67*numpy.where(x66, x56, x55*(x24*numpy.where(x50, x46, numpy.where(x62, k_top, x64)) + numpy.where(x49, x46, numpy.where(x58, ctx_win, x61))))/flops_attn + x2*(2*n_attn*x1 + 2*b*q_lm*x22 + x1*(2*n_ff/s + 2*d_model*n_layers*x15*x26) + x1*(f_idx*n_layers*x46*(xi_idx*x10 - xi_idx + 1) + w_idx*(2*x10 - 2)) + x67*numpy.where(x66, x47, 0))/flops), numpy.inf)
 
 
-def limit_nccl_2d_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_2d_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_gpu/(n_pp*sigma_attn)
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, x0) + p*(w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + n_ff)))), 1, 0)
 
 
-def limit_nccl_2d_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_2d_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return 4*n_layers*t_kernel + (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def limit_nccl_2d_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_2d_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return 0
 
 
-def limit_nccl_2d_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_2d_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = bw_ar_inter**(-1.0)
     x1 = n_gpu**(-1.0)
     x2 = b*d_model*p_act*q_len*x1
@@ -1282,7 +1458,7 @@ def limit_nccl_2d_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx,
     return n_layers*(numpy.where(x4, 0, x7) + numpy.where(x4, 0, n_ff_out*x7) + numpy.where(x4, 0, d_head*x8*(n_q + 2*n_q/g)) + numpy.where(x4, 0, n_ff_in*x8*(d_ff*n_active + d_ff_shared*n_sh))) + (1/4)*x0*x2*(n_pp - 1)
 
 
-def limit_nccl_2d_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_2d_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_gpu**(-1.0)
     x1 = b*q_len
     x2 = (1/4)*d_model*p_act*x0*x1*(n_pp - 1)/bw_ar_inter
@@ -1302,28 +1478,43 @@ def limit_nccl_2d_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, 
     x16 = d_model*d_ff_shared*n_layers*n_sh*x15
     x17 = x5/sigma_attn
     x18 = ctx + (1/2)*q_len - 1/2
-    x19 = 2*d_rope
-    x20 = n_q*q_len
-    x21 = ctx + q_len - 1
-    x22 = ctx**2 - ctx
-    x23 = (1/2)/q_len
-    x24 = x20*(4*c_kv + x19)*(x7*numpy.where(numpy.greater_equal(k_top, x21), x18, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x23*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x22))) + numpy.where(numpy.greater_equal(ctx_win, x21), x18, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x23*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x22))))
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(st_cmp + ctx*(kv_idx + kv_bytes) + x6) + p*(n_attn + n_ff + w_idx*(x5 - 1) + x16))), 4*n_layers*t_kernel + x2*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x2, n_pp*x0*(w_idx*p*x5 + n_layers*(p*x11*x14 + x10*x11 + x10*x9 + x12*(d_model + x11) + x12*(d_model + x9) + x12*(x11 + x14) + x15*(d_ff*x10 + x12*(d_ff + d_model))) + p_emb*x3 + x8*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x7 + x6))/hbm_bw), x0*(2*n_attn*x1 + 2*b*q_lm*x3 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x24, ctx*c_kv*x13*(d_head + d_nope) + x18*x20*(2*d_head + 2*d_nope + x19)), x24) + q_len*(f_idx*n_layers*x18*(xi_idx*x17 - xi_idx + 1) + w_idx*(2*x17 - 2))) + x1*(2*n_ff/s + 2*x16))/flops), numpy.inf)
+    x19 = ctx*c_kv*x13*(d_head + d_nope)
+    x20 = ctx + q_len - 1
+    x21 = numpy.greater_equal(ctx_win, x20)
+    x22 = numpy.greater_equal(k_top, x20)
+    x23 = numpy.greater(xi_mha, 0)
+    x24 = x18*x7
+    x25 = 2*d_rope
+    x26 = n_q*q_len
+    x27 = x26*(4*c_kv + x25)
+    x28 = x18*x26*(2*d_head + 2*d_nope + x25)
+    x29 = x19 + x28
+    x30 = numpy.greater_equal(ctx, ctx_win)
+    x31 = ctx**2 - ctx
+    x32 = (1/2)/q_len
+    x33 = x32*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x31)
+    x34 = numpy.greater_equal(ctx, k_top)
+    x35 = k_top*x7
+    x36 = x32*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x31)
+    x37 = x36*x7
+    x38 = numpy.where(numpy.logical_and(x21, x22), numpy.logical_and(x23, numpy.greater(x27*(x18 + x24), x29)), numpy.where(numpy.logical_and(x22, x30), numpy.logical_and(x23, numpy.greater(x27*(ctx_win + x24), x29)), numpy.where(x22, numpy.logical_and(x23, numpy.less(x29, x27*(x24 + x33))), numpy.where(numpy.logical_and(x21, x34), numpy.logical_and(x23, numpy.greater(x27*(x18 + x35), x29)), numpy.where(numpy.logical_and(x30, x34), numpy.logical_and(x23, numpy.greater(x27*(ctx_win + x35), x29)), numpy.where(x34, numpy.logical_and(x23, numpy.less(x29, x27*(x33 + x35))), numpy.where(x21, numpy.logical_and(x23, numpy.less(x29, x27*(x18 + x37))), numpy.where(x30, numpy.logical_and(x23, numpy.less(x29, x27*(ctx_win + x37))), numpy.logical_and(x23, numpy.less(x29, x27*(x33 + x37)))))))))))
+    x39 = b*n_layers
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(st_cmp + ctx*(kv_idx + kv_bytes) + x6) + p*(n_attn + n_ff + w_idx*(x5 - 1) + x16))), 4*n_layers*t_kernel + x2*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x2, n_pp*x0*(w_idx*p*x5 + n_layers*(p*x11*x14 + x10*x11 + x10*x9 + x12*(d_model + x11) + x12*(d_model + x9) + x12*(x11 + x14) + x15*(d_ff*x10 + x12*(d_ff + d_model))) + p_emb*x3 + x8*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x7 + x6))/hbm_bw), x0*x39*numpy.where(x38, x28, x27*(x7*numpy.where(x22, x18, numpy.where(x34, k_top, x36)) + numpy.where(x21, x18, numpy.where(x30, ctx_win, x33))))/flops_attn + x0*(2*n_attn*x1 + 2*b*q_lm*x3 + x1*(2*n_ff/s + 2*x16) + x1*(f_idx*n_layers*x18*(xi_idx*x17 - xi_idx + 1) + w_idx*(2*x17 - 2)) + x39*numpy.where(x38, x19, 0))/flops), numpy.inf)
 
 
-def limit_nccl_2d_mla__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_2d_mla__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def limit_nccl_2d_mla__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_2d_mla__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return 0
 
 
-def limit_nccl_2d_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_2d_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def limit_nccl_2d_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_2d_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_pp**(-1.0)
     x1 = b*x0
     x2 = d_head*n_q
@@ -1334,11 +1525,11 @@ def limit_nccl_2d_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p
     return n_pp*(n_gpu*w_idx*p*x0 + d_model*vocab*p_emb + n_layers*(p*x4*x6 + x2*x3 + x3*x4 + x5*(d_model + x2) + x5*(d_model + x4) + x5*(x4 + x6) + (n_ff_in + n_ff_out)*(d_ff*x3 + x5*(d_ff + d_model))) + x1*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp))/(hbm_bw*n_gpu)
 
 
-def limit_nccl_2d_mla__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_2d_mla__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes)) + p*(n_attn + n_ff + w_idx*(n_gpu/n_pp - 1) + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
-def limit_nccl_2d_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_2d_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = bw_ar_inter**(-1.0)
     x1 = b*q_len
     x2 = p_act*x1
@@ -1389,23 +1580,38 @@ def limit_nccl_2d_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d
     x47 = p*x20*x40 + x30*x40 + x30*x46
     x48 = d_model*n_layers*x16*x29
     x49 = ctx + x13 - 1/2
-    x50 = 2*d_rope
-    x51 = n_q*q_len
-    x52 = ctx + q_len - 1
-    x53 = ctx**2 - ctx
-    x54 = (1/2)/q_len
-    x55 = x51*(4*c_kv + x50)*(x27*numpy.where(numpy.greater_equal(k_top, x52), x49, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x54*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x53))) + numpy.where(numpy.greater_equal(ctx_win, x52), x49, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x54*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x53))))
-    x56 = n_unembed*p_emb
-    x57 = n_attn + n_ff
-    x58 = b*(st_cmp + ctx*(kv_idx + kv_bytes) + x26)
-    return 4*n_layers*t_kernel, x5, n_layers*(numpy.where(x7, 0, x15) + numpy.where(x7, 0, n_ff_out*x15) + numpy.where(x7, 0, x17*x20) + numpy.where(x7, 0, n_ff_in*x17*(d_ff*n_active + x16))), x22*x23 + x23*(x24 + x25*x28 + x29*x39*(d_ff*x34*x36 + x31 + x38/x34) + x39*(d_model*x36*x42 + x20*x37/x44 + x36*x40*x44 + x36*x45*x46 + x37*x40/x42 + x38/x45 + x47)), x3*(2*n_attn*x1 + 2*b*q_lm*x21 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x55, ctx*c_kv*x18*(d_head + d_nope) + x49*x51*(2*d_head + 2*d_nope + x50)), x55) + q_len*(f_idx*n_layers*x49*(xi_idx*x11 - xi_idx + 1) + w_idx*(2*x11 - 2))) + x1*(2*n_ff/s + 2*x48))/flops, p*(w_idx*sigma_attn*(x11 - 1) + sigma_attn*x57) + x25*x58 + x56, x5, x23*(n_layers*(x29*(x31 + x35*(d_ff + d_model)) + x35*(d_model + x40) + x35*(d_model + x46) + x35*(x20 + x40) + x47) + x22 + x24 + x28), p*(w_idx*(x10 - 1) + x48 + x57) + x56 + x58
+    x50 = ctx*c_kv*x18*(d_head + d_nope)
+    x51 = ctx + q_len - 1
+    x52 = numpy.greater_equal(ctx_win, x51)
+    x53 = numpy.greater_equal(k_top, x51)
+    x54 = numpy.greater(xi_mha, 0)
+    x55 = x27*x49
+    x56 = 2*d_rope
+    x57 = n_q*q_len
+    x58 = x57*(4*c_kv + x56)
+    x59 = x49*x57*(2*d_head + 2*d_nope + x56)
+    x60 = x50 + x59
+    x61 = numpy.greater_equal(ctx, ctx_win)
+    x62 = ctx**2 - ctx
+    x63 = (1/2)/q_len
+    x64 = x63*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x62)
+    x65 = numpy.greater_equal(ctx, k_top)
+    x66 = k_top*x27
+    x67 = x63*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x62)
+    x68 = x27*x67
+    x69 = numpy.where(numpy.logical_and(x52, x53), numpy.logical_and(x54, numpy.greater(x58*(x49 + x55), x60)), numpy.where(numpy.logical_and(x53, x61), numpy.logical_and(x54, numpy.greater(x58*(ctx_win + x55), x60)), numpy.where(x53, numpy.logical_and(x54, numpy.less(x60, x58*(x55 + x64))), numpy.where(numpy.logical_and(x52, x65), numpy.logical_and(x54, numpy.greater(x58*(x49 + x66), x60)), numpy.where(numpy.logical_and(x61, x65), numpy.logical_and(x54, numpy.greater(x58*(ctx_win + x66), x60)), numpy.where(x65, numpy.logical_and(x54, numpy.less(x60, x58*(x64 + x66))), numpy.where(x52, numpy.logical_and(x54, numpy.less(x60, x58*(x49 + x68))), numpy.where(x61, numpy.logical_and(x54, numpy.less(x60, x58*(ctx_win + x68))), numpy.logical_and(x54, numpy.less(x60, x58*(x64 + x68)))))))))))
+    x70 = b*n_layers
+    x71 = n_unembed*p_emb
+    x72 = n_attn + n_ff
+    x73 = b*(st_cmp + ctx*(kv_idx + kv_bytes) + x26)
+    return 4*n_layers*t_kernel, x5, n_layers*(numpy.where(x7, 0, x15) + numpy.where(x7, 0, n_ff_out*x15) + numpy.where(x7, 0, x17*x20) + numpy.where(x7, 0, n_ff_in*x17*(d_ff*n_active + x16))), x22*x23 + x23*(x24 + x25*x28 + x29*x39*(d_ff*x34*x36 + x31 + x38/x34) + x39*(d_model*x36*x42 + x20*x37/x44 + x36*x40*x44 + x36*x45*x46 + x37*x40/x42 + x38/x45 + x47)), x3*x70*numpy.where(x69, x59, x58*(x27*numpy.where(x53, x49, numpy.where(x65, k_top, x67)) + numpy.where(x52, x49, numpy.where(x61, ctx_win, x64))))/flops_attn + x3*(2*n_attn*x1 + 2*b*q_lm*x21 + x1*(2*n_ff/s + 2*x48) + x1*(f_idx*n_layers*x49*(xi_idx*x11 - xi_idx + 1) + w_idx*(2*x11 - 2)) + x70*numpy.where(x69, x50, 0))/flops, p*(w_idx*sigma_attn*(x11 - 1) + sigma_attn*x72) + x25*x73 + x71, x5, x23*(n_layers*(x29*(x31 + x35*(d_ff + d_model)) + x35*(d_model + x40) + x35*(d_model + x46) + x35*(x20 + x40) + x47) + x22 + x24 + x28), p*(w_idx*(x10 - 1) + x48 + x72) + x71 + x73
 
 
-def limit_nccl_1d_moe__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_1d_moe__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return 4*n_layers*t_kernel
 
 
-def limit_nccl_1d_moe__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_1d_moe__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = sigma_attn**(-1.0)
     x1 = n_pp**(-1.0)
     x2 = n_gpu*x1
@@ -1423,13 +1629,13 @@ def limit_nccl_1d_moe__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx,
     x14 = numpy.minimum(n_experts, x2)
     x15 = numpy.where(x12, x14, 1)
     x16 = numpy.minimum(n_active, x15)
-    x17 = xi_ep*numpy.minimum(numpy.minimum(n_active, x15), numpy.ceil(x15*x5)) + (1 - xi_ep)*numpy.ceil(x16*x5)
-    x18 = x17**(-1.0)
-    x19 = (1 - x0)*numpy.maximum(x16*x18*x4*(x17 - 1), x17*x7*numpy.maximum(0, x16*x18 - 1))
-    return n_layers*x11 + n_layers*numpy.where(numpy.where(x12, numpy.greater(x14, 1), False), x11 + numpy.where(x13, 0, x10*x19) + numpy.where(x13, 0, p_disp*x19*x9), 0)
+    x17 = -x0
+    x18 = (xi_ep*numpy.minimum(numpy.minimum(n_active, x15), numpy.ceil(x15*x5)) + (1 - xi_ep)*numpy.ceil(x16*x5))**(-1.0)
+    x19 = x16*numpy.maximum(x7*numpy.maximum(0, x17 + x18), x4*numpy.minimum(x17 + 1, 1 - x18))
+    return n_layers*x11 + n_layers*numpy.where(numpy.where(x12, numpy.greater(x14, 1), False), x11 + numpy.where(numpy.greater(sigma_attn, 1), numpy.where(x13, 0, x10*x19) + numpy.where(x13, 0, p_disp*x19*x9), 0), 0)
 
 
-def limit_nccl_1d_moe__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_1d_moe__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = bw_ar_inter**(-1.0)
     x1 = b*q_len
     x2 = d_model*p_act/n_gpu
@@ -1443,7 +1649,7 @@ def limit_nccl_1d_moe__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p
     return n_layers*numpy.where(numpy.where(x5, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x7, 1), numpy.less_equal(x6, 1), numpy.less_equal(x6/x7, 1)), 1, x6*numpy.where(numpy.less_equal(x7, 1), 1, x7**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x6, 1), 1, x6), 1)), 0, x2*x4*numpy.maximum(x0*(x9 - 1), x9*numpy.maximum(0, x8/x9 - 1)/bw_ar_intra)) + (1/4)*x0*x1*x2*(n_pp - 1)
 
 
-def limit_nccl_1d_moe__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_1d_moe__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
     x2 = sigma_attn**(-1.0)
@@ -1469,7 +1675,7 @@ def limit_nccl_1d_moe__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, 
     return n_pp*(w_idx*p*x1 + n_sh*x16*(n_ff_in + n_ff_out)*(d_ff_shared*x12*x9 + d_ff_shared*x5 + x15/x9) + x16*(d_head*n_q*x12*x20 + d_head*x10*x14*x18/x21 + n_q*x17 + x11*x13*x21 + x15/x20 + x17*x18) + x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, g*x3/n_q))/(hbm_bw*n_gpu)
 
 
-def limit_nccl_1d_moe__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_1d_moe__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = s**(-1.0)
     x1 = n_pp**(-1.0)
     x2 = b*q_len*x1
@@ -1481,27 +1687,27 @@ def limit_nccl_1d_moe__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_
     return n_pp*(d_model*vocab*p_emb + n_experts*n_layers*(1 - (1 - x0)**x2)*(n_ff_in + n_ff_out)*(d_ff*d_model*p + d_ff*x6*x7 + d_model*x5*x7/x6))/(hbm_bw*n_gpu)
 
 
-def limit_nccl_1d_moe__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
-    return 0
+def limit_nccl_1d_moe__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+    x0 = ctx + (1/2)*q_len - 1/2
+    x1 = ctx + q_len - 1
+    x2 = ctx**2 - ctx
+    x3 = (1/2)/q_len
+    return 4*b*d_head*n_layers*n_q*q_len*(numpy.where(numpy.greater_equal(ctx_win, x1), x0, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x3*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x2))) + numpy.where(numpy.greater_equal(k_top, x1), x0, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x3*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x2)))/r_cmp)/(flops_attn*n_gpu)
 
 
-def limit_nccl_1d_moe__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_1d_moe__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = b*q_len
     x1 = 2*d_model
     x2 = n_gpu/(n_pp*sigma_attn)
-    x3 = ctx + (1/2)*q_len - 1/2
-    x4 = ctx + q_len - 1
-    x5 = ctx**2 - ctx
-    x6 = (1/2)/q_len
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2) + 4*d_head*n_layers*n_q*(numpy.where(numpy.greater_equal(ctx_win, x4), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x6*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x5))) + numpy.where(numpy.greater_equal(k_top, x4), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x6*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x5)))/r_cmp)))/(flops*n_gpu)
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*(ctx + (1/2)*q_len - 1/2)*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2)))/(flops*n_gpu)
 
 
-def limit_nccl_1d_moe__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_1d_moe__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_gpu/(n_pp*sigma_attn)
     return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, g*x0/n_q) + p*(n_ff + w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))
 
 
-def limit_nccl_1d_moe__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_1d_moe__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = bw_ar_inter**(-1.0)
     x1 = n_gpu**(-1.0)
     x2 = b*q_len
@@ -1523,13 +1729,13 @@ def limit_nccl_1d_moe__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act,
     x18 = numpy.ceil(x17*x7)
     x19 = numpy.where(x14, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x5)), n_active, numpy.where(numpy.less_equal(n_experts, x5), n_experts, x5)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
     x20 = numpy.minimum(n_active, x16)
-    x21 = xi_ep*numpy.minimum(numpy.minimum(n_active, x16), numpy.ceil(x16*x7)) + (1 - xi_ep)*numpy.ceil(x20*x7)
-    x22 = x21**(-1.0)
-    x23 = (1 - x3)*numpy.maximum(x0*x20*x22*(x21 - 1), x21*x9*numpy.maximum(0, x20*x22 - 1))
-    return (1/4)*d_model*p_act*x0*x1*x2*(n_pp - 1) + n_layers*x13 + n_layers*numpy.where(numpy.where(x14, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x15, 1), numpy.less_equal(x5, 1), numpy.less_equal(x5/x15, 1)), 1, x5*numpy.where(numpy.less_equal(x15, 1), 1, x15**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x5, 1), 1, x5), 1)), 0, x12*numpy.maximum(x0*(x18 - 1), x18*x9*numpy.maximum(0, x17/x18 - 1))) + n_layers*numpy.where(numpy.where(x14, numpy.greater(x15, 1), False), x13 + numpy.where(x19, 0, x12*x23) + numpy.where(x19, 0, p_disp*x11*x23), 0)
+    x21 = -x3
+    x22 = (xi_ep*numpy.minimum(numpy.minimum(n_active, x16), numpy.ceil(x16*x7)) + (1 - xi_ep)*numpy.ceil(x20*x7))**(-1.0)
+    x23 = x20*numpy.maximum(x9*numpy.maximum(0, x21 + x22), x0*numpy.minimum(x21 + 1, 1 - x22))
+    return (1/4)*d_model*p_act*x0*x1*x2*(n_pp - 1) + n_layers*x13 + n_layers*numpy.where(numpy.where(x14, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x15, 1), numpy.less_equal(x5, 1), numpy.less_equal(x5/x15, 1)), 1, x5*numpy.where(numpy.less_equal(x15, 1), 1, x15**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x5, 1), 1, x5), 1)), 0, x12*numpy.maximum(x0*(x18 - 1), x18*x9*numpy.maximum(0, x17/x18 - 1))) + n_layers*numpy.where(numpy.where(x14, numpy.greater(x15, 1), False), x13 + numpy.where(numpy.greater(sigma_attn, 1), numpy.where(x19, 0, x12*x23) + numpy.where(x19, 0, p_disp*x11*x23), 0), 0)
 
 
-def limit_nccl_1d_moe__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_1d_moe__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_ff_in + n_ff_out
     x1 = s**(-1.0)
     x2 = n_pp**(-1.0)
@@ -1561,18 +1767,19 @@ def limit_nccl_1d_moe__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, 
     return x13*(d_model*vocab*p_emb + n_experts*n_layers*x0*(1 - (1 - x1)**x4)*(d_ff*x10*x12 + d_ff*x5 + d_model*x12*x9/x10)) + x13*(w_idx*p*x6 + n_sh*x0*x22*(d_ff_shared*x18*x19 + d_ff_shared*x5 + x21/x18) + x22*(d_head*n_q*x19*x26 + d_head*x20*x24/x27 + d_model*x19*x27 + n_q*x23 + x21/x26 + x23*x24) + x3*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, g*x15/n_q))
 
 
-def limit_nccl_1d_moe__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
-    x0 = b*q_len
-    x1 = 2*d_model
-    x2 = n_gpu/(n_pp*sigma_attn)
-    x3 = ctx + (1/2)*q_len - 1/2
-    x4 = ctx + q_len - 1
-    x5 = ctx**2 - ctx
-    x6 = (1/2)/q_len
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2) + 4*d_head*n_layers*n_q*(numpy.where(numpy.greater_equal(ctx_win, x4), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x6*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x5))) + numpy.where(numpy.greater_equal(k_top, x4), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x6*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x5)))/r_cmp)))/(flops*n_gpu)
+def limit_nccl_1d_moe__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+    x0 = n_gpu**(-1.0)
+    x1 = b*q_len
+    x2 = 2*d_model
+    x3 = n_gpu/(n_pp*sigma_attn)
+    x4 = ctx + (1/2)*q_len - 1/2
+    x5 = ctx + q_len - 1
+    x6 = ctx**2 - ctx
+    x7 = (1/2)/q_len
+    return 4*d_head*n_layers*n_q*x0*x1*(numpy.where(numpy.greater_equal(ctx_win, x5), x4, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x7*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x6))) + numpy.where(numpy.greater_equal(k_top, x5), x4, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x7*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x6)))/r_cmp)/flops_attn + x0*(2*n_attn*x1 + b*vocab*q_lm*x2 + x1*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x2*(n_ff_in + n_ff_out)) + x1*(f_idx*n_layers*x4*(xi_idx*x3 - xi_idx + 1) + w_idx*(2*x3 - 2)))/flops
 
 
-def limit_nccl_1d_moe__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_1d_moe__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = 4*n_layers
     x1 = bw_ar_inter**(-1.0)
     x2 = n_gpu**(-1.0)
@@ -1599,10 +1806,10 @@ def limit_nccl_1d_moe__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act,
     x23 = numpy.ceil(x10*x22)
     x24 = numpy.where(x18, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x8)), n_active, numpy.where(numpy.less_equal(n_experts, x8), n_experts, x8)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
     x25 = numpy.minimum(n_active, x20)
-    x26 = xi_ep*numpy.minimum(numpy.minimum(n_active, x20), numpy.ceil(x10*x20)) + (1 - xi_ep)*numpy.ceil(x10*x25)
-    x27 = x26**(-1.0)
-    x28 = (1 - x6)*numpy.maximum(x1*x25*x27*(x26 - 1), x12*x26*numpy.maximum(0, x25*x27 - 1))
-    x29 = n_layers*x17 + n_layers*numpy.where(numpy.where(x18, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x19, 1), numpy.less_equal(x8, 1), numpy.less_equal(x8/x19, 1)), 1, x8*numpy.where(numpy.less_equal(x19, 1), 1, x19**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x8, 1), 1, x8), 1)), 0, x16*numpy.maximum(x1*(x23 - 1), x12*x23*numpy.maximum(0, x22/x23 - 1))) + n_layers*numpy.where(numpy.where(x18, numpy.greater(x19, 1), False), x17 + numpy.where(x24, 0, x16*x28) + numpy.where(x24, 0, d_model*p_disp*x15*x28), 0) + (1/4)*x1*x2*x5*(n_pp - 1)
+    x26 = -x6
+    x27 = (xi_ep*numpy.minimum(numpy.minimum(n_active, x20), numpy.ceil(x10*x20)) + (1 - xi_ep)*numpy.ceil(x10*x25))**(-1.0)
+    x28 = x25*numpy.maximum(x12*numpy.maximum(0, x26 + x27), x1*numpy.minimum(x26 + 1, 1 - x27))
+    x29 = n_layers*x17 + n_layers*numpy.where(numpy.where(x18, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x19, 1), numpy.less_equal(x8, 1), numpy.less_equal(x8/x19, 1)), 1, x8*numpy.where(numpy.less_equal(x19, 1), 1, x19**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x8, 1), 1, x8), 1)), 0, x16*numpy.maximum(x1*(x23 - 1), x12*x23*numpy.maximum(0, x22/x23 - 1))) + n_layers*numpy.where(numpy.where(x18, numpy.greater(x19, 1), False), x17 + numpy.where(numpy.greater(sigma_attn, 1), numpy.where(x24, 0, x16*x28) + numpy.where(x24, 0, d_model*p_disp*x15*x28), 0), 0) + (1/4)*x1*x2*x5*(n_pp - 1)
     x30 = d_model*vocab
     x31 = s**(-1.0)
     x32 = n_ff_in + n_ff_out
@@ -1635,15 +1842,15 @@ def limit_nccl_1d_moe__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act,
     x59 = numpy.sqrt(d_head)
     x60 = numpy.minimum(x9, numpy.maximum(1, x51/(numpy.sqrt(n_q)*x59)))
     x61 = numpy.minimum(x9, numpy.maximum(1, x50*numpy.sqrt(x58)*x59/x43))
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + p*(n_ff + w_idx*sigma_attn*(x9 - 1) + sigma_attn*(n_attn + x34)) + x49*(st_cmp + ctx*(kv_idx + kv_bytes) + x48))), t_kernel*x0 + x29*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x29, x47*(n_experts*x33*(1 - (1 - x31)**x41)*(d_ff*x31*x44*x45 + d_ff*x42 + x22*x31*x46/x44) + p_emb*x30) + x47*(w_idx*p*x8 + n_sh*x32*x56*(d_ff_shared*x42 + d_ff_shared*x52*x53 + x55/x52) + x49*x7*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x39 + x48) + x56*(d_head*p_act*x3*x54*x58/x61 + n_q*x57 + x40*x53*x60 + x46*x6*x61 + x55/x60 + x57*x58))), x2*(2*n_attn*x3 + 2*b*q_lm*x30 + x3*(2*n_ff*x31 + 2*x34) + x3*(f_idx*n_layers*x35*(xi_idx*x9 - xi_idx + 1) + w_idx*(2*x9 - 2) + x0*x40*(x39*numpy.where(numpy.greater_equal(k_top, x36), x35, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x38*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x37))) + numpy.where(numpy.greater_equal(ctx_win, x36), x35, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x38*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x37))))))/flops), numpy.inf)
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + p*(n_ff + w_idx*sigma_attn*(x9 - 1) + sigma_attn*(n_attn + x34)) + x49*(st_cmp + ctx*(kv_idx + kv_bytes) + x48))), t_kernel*x0 + x29*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x29, x47*(n_experts*x33*(1 - (1 - x31)**x41)*(d_ff*x31*x44*x45 + d_ff*x42 + x22*x31*x46/x44) + p_emb*x30) + x47*(w_idx*p*x8 + n_sh*x32*x56*(d_ff_shared*x42 + d_ff_shared*x52*x53 + x55/x52) + x49*x7*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x39 + x48) + x56*(d_head*p_act*x3*x54*x58/x61 + n_q*x57 + x40*x53*x60 + x46*x6*x61 + x55/x60 + x57*x58))), x0*x2*x3*x40*(x39*numpy.where(numpy.greater_equal(k_top, x36), x35, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x38*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x37))) + numpy.where(numpy.greater_equal(ctx_win, x36), x35, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x38*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x37))))/flops_attn + x2*(2*n_attn*x3 + 2*b*q_lm*x30 + x3*(2*n_ff*x31 + 2*x34) + x3*(f_idx*n_layers*x35*(xi_idx*x9 - xi_idx + 1) + w_idx*(2*x9 - 2)))/flops), numpy.inf)
 
 
-def limit_nccl_1d_moe__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_1d_moe__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_gpu/(n_pp*sigma_attn)
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, g*x0/n_q) + p*(n_ff + w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))))), 1, 0)
 
 
-def limit_nccl_1d_moe__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_1d_moe__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = bw_ar_inter**(-1.0)
     x1 = b*q_len
     x2 = d_model*p_act/n_gpu
@@ -1657,11 +1864,11 @@ def limit_nccl_1d_moe__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d
     return 4*n_layers*t_kernel + n_layers*numpy.where(numpy.where(x5, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x7, 1), numpy.less_equal(x6, 1), numpy.less_equal(x6/x7, 1)), 1, x6*numpy.where(numpy.less_equal(x7, 1), 1, x7**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x6, 1), 1, x6), 1)), 0, x2*x4*numpy.maximum(x0*(x9 - 1), x9*numpy.maximum(0, x8/x9 - 1)/bw_ar_intra)) + (1/4)*x0*x1*x2*(n_pp - 1)
 
 
-def limit_nccl_1d_moe__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_1d_moe__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return 0
 
 
-def limit_nccl_1d_moe__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_1d_moe__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = bw_ar_inter**(-1.0)
     x1 = n_gpu**(-1.0)
     x2 = b*q_len
@@ -1683,13 +1890,13 @@ def limit_nccl_1d_moe__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx,
     x18 = numpy.ceil(x17*x7)
     x19 = numpy.where(x14, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x5)), n_active, numpy.where(numpy.less_equal(n_experts, x5), n_experts, x5)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
     x20 = numpy.minimum(n_active, x16)
-    x21 = xi_ep*numpy.minimum(numpy.minimum(n_active, x16), numpy.ceil(x16*x7)) + (1 - xi_ep)*numpy.ceil(x20*x7)
-    x22 = x21**(-1.0)
-    x23 = (1 - x3)*numpy.maximum(x0*x20*x22*(x21 - 1), x21*x9*numpy.maximum(0, x20*x22 - 1))
-    return (1/4)*d_model*p_act*x0*x1*x2*(n_pp - 1) + n_layers*x13 + n_layers*numpy.where(numpy.where(x14, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x15, 1), numpy.less_equal(x5, 1), numpy.less_equal(x5/x15, 1)), 1, x5*numpy.where(numpy.less_equal(x15, 1), 1, x15**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x5, 1), 1, x5), 1)), 0, x12*numpy.maximum(x0*(x18 - 1), x18*x9*numpy.maximum(0, x17/x18 - 1))) + n_layers*numpy.where(numpy.where(x14, numpy.greater(x15, 1), False), x13 + numpy.where(x19, 0, x12*x23) + numpy.where(x19, 0, p_disp*x11*x23), 0)
+    x21 = -x3
+    x22 = (xi_ep*numpy.minimum(numpy.minimum(n_active, x16), numpy.ceil(x16*x7)) + (1 - xi_ep)*numpy.ceil(x20*x7))**(-1.0)
+    x23 = x20*numpy.maximum(x9*numpy.maximum(0, x21 + x22), x0*numpy.minimum(x21 + 1, 1 - x22))
+    return (1/4)*d_model*p_act*x0*x1*x2*(n_pp - 1) + n_layers*x13 + n_layers*numpy.where(numpy.where(x14, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x15, 1), numpy.less_equal(x5, 1), numpy.less_equal(x5/x15, 1)), 1, x5*numpy.where(numpy.less_equal(x15, 1), 1, x15**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x5, 1), 1, x5), 1)), 0, x12*numpy.maximum(x0*(x18 - 1), x18*x9*numpy.maximum(0, x17/x18 - 1))) + n_layers*numpy.where(numpy.where(x14, numpy.greater(x15, 1), False), x13 + numpy.where(numpy.greater(sigma_attn, 1), numpy.where(x19, 0, x12*x23) + numpy.where(x19, 0, p_disp*x11*x23), 0), 0)
 
 
-def limit_nccl_1d_moe__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_1d_moe__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = 4*n_layers
     x1 = bw_ar_inter**(-1.0)
     x2 = b*q_len
@@ -1724,22 +1931,22 @@ def limit_nccl_1d_moe__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, 
     x31 = p_act*x30
     x32 = numpy.maximum(1, numpy.minimum(x11, numpy.sqrt(d_model)*numpy.sqrt(x12)/numpy.sqrt(d_ff)))
     x33 = x16*x31
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(st_cmp + ctx*(kv_idx + kv_bytes) + x27) + p*(n_attn + n_ff + w_idx*(x9 - 1) + x19))), t_kernel*x0 + x14*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x14, n_pp*x3*(w_idx*p*x9 + n_layers*(n_experts*x17*(1 - (1 - x16)**x30)*(d_ff*x28 + d_ff*x32*x33 + d_model*x12*x33/x32) + x18*(d_ff_shared*x28 + x31*(d_model + d_ff_shared)) + x26*x28 + x28*x29 + x31*(d_model + x26) + x31*(d_model + x29)) + p_emb*x15 + x7*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x25 + x27))/hbm_bw), x3*(2*n_attn*x2 + 2*b*q_lm*x15 + x2*(2*n_ff*x16 + 2*x19) + x2*(f_idx*n_layers*x21*(xi_idx*x20 - xi_idx + 1) + w_idx*(2*x20 - 2) + x0*x26*(x25*numpy.where(numpy.greater_equal(k_top, x22), x21, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x24*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x23))) + numpy.where(numpy.greater_equal(ctx_win, x22), x21, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x24*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x23))))))/flops), numpy.inf)
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(st_cmp + ctx*(kv_idx + kv_bytes) + x27) + p*(n_attn + n_ff + w_idx*(x9 - 1) + x19))), t_kernel*x0 + x14*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x14, n_pp*x3*(w_idx*p*x9 + n_layers*(n_experts*x17*(1 - (1 - x16)**x30)*(d_ff*x28 + d_ff*x32*x33 + d_model*x12*x33/x32) + x18*(d_ff_shared*x28 + x31*(d_model + d_ff_shared)) + x26*x28 + x28*x29 + x31*(d_model + x26) + x31*(d_model + x29)) + p_emb*x15 + x7*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x25 + x27))/hbm_bw), x0*x2*x26*x3*(x25*numpy.where(numpy.greater_equal(k_top, x22), x21, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x24*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x23))) + numpy.where(numpy.greater_equal(ctx_win, x22), x21, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x24*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x23))))/flops_attn + x3*(2*n_attn*x2 + 2*b*q_lm*x15 + x2*(2*n_ff*x16 + 2*x19) + x2*(f_idx*n_layers*x21*(xi_idx*x20 - xi_idx + 1) + w_idx*(2*x20 - 2)))/flops), numpy.inf)
 
 
-def limit_nccl_1d_moe__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_1d_moe__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def limit_nccl_1d_moe__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_1d_moe__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return 0
 
 
-def limit_nccl_1d_moe__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_1d_moe__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def limit_nccl_1d_moe__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_1d_moe__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
     x2 = b*x0
@@ -1757,11 +1964,11 @@ def limit_nccl_1d_moe__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p
     return n_pp*(w_idx*p*x1 + d_model*vocab*p_emb + n_layers*(n_experts*x8*(1 - (1 - x9)**x6)*(d_ff*x12*x13 + d_ff*x4 + d_model*x11*x13/x12) + n_sh*x8*(d_ff_shared*x4 + x7*(d_model + d_ff_shared)) + x3*x4 + x4*x5 + x7*(d_model + x3) + x7*(d_model + x5)) + x2*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp))/(hbm_bw*n_gpu)
 
 
-def limit_nccl_1d_moe__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_1d_moe__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes)) + p*(n_attn + n_ff + w_idx*(n_gpu/n_pp - 1) + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
-def limit_nccl_1d_moe__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_1d_moe__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = 4*n_layers
     x1 = bw_ar_inter**(-1.0)
     x2 = b*q_len
@@ -1789,9 +1996,9 @@ def limit_nccl_1d_moe__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d
     x24 = numpy.where(numpy.less_equal(x22, 1), 0, x20*numpy.maximum(x1*(x23 - 1), x18*x23*numpy.maximum(0, x22/x23 - 1)))
     x25 = numpy.where(x10, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x11)), n_active, numpy.where(numpy.less_equal(n_experts, x11), n_experts, x11)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
     x26 = numpy.minimum(n_active, x14)
-    x27 = xi_ep*numpy.minimum(numpy.minimum(n_active, x14), numpy.ceil(x13*x14)) + (1 - xi_ep)*numpy.ceil(x13*x26)
-    x28 = x27**(-1.0)
-    x29 = (1 - x21)*numpy.maximum(x1*x26*x28*(x27 - 1), x18*x27*numpy.maximum(0, x26*x28 - 1))
+    x27 = -x21
+    x28 = (xi_ep*numpy.minimum(numpy.minimum(n_active, x14), numpy.ceil(x13*x14)) + (1 - xi_ep)*numpy.ceil(x13*x26))**(-1.0)
+    x29 = x26*numpy.maximum(x18*numpy.maximum(0, x27 + x28), x1*numpy.minimum(x27 + 1, 1 - x28))
     x30 = d_model*vocab
     x31 = p_emb*x30
     x32 = n_ff_in + n_ff_out
@@ -1833,10 +2040,10 @@ def limit_nccl_1d_moe__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d
     x68 = n_unembed*p_emb
     x69 = b*(st_cmp + ctx*(kv_idx + kv_bytes) + x44)
     x70 = n_attn + x63
-    return t_kernel*x0, n_layers*numpy.where(numpy.where(x10, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x12, 1), numpy.less_equal(x11, 1), numpy.less_equal(x11/x12, 1)), 1, x11*numpy.where(numpy.less_equal(x12, 1), 1, x12**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x11, 1), 1, x11), 1)), 0, x20*numpy.maximum(x1*(x17 - 1), x17*x18*numpy.maximum(0, x16/x17 - 1))) + x6, n_layers*x24 + n_layers*numpy.where(numpy.where(x10, numpy.greater(x12, 1), False), x24 + numpy.where(x25, 0, x20*x29) + numpy.where(x25, 0, d_model*p_disp*x19*x29*x3), 0), x41*(n_layers*x40 + x31) + x41*(x42 + x43*x46 + x54*x55*(d_ff_shared*x50*x51 + x47 + x53/x50) + x54*(d_model*x51*x58 + p_act*x52*x61/x58 + x51*x59*x60 + x53/x59 + x62)), x3*(2*n_attn*x2 + 2*b*q_lm*x30 + x2*(2*n_ff*x33 + 2*x63) + x2*(f_idx*n_layers*x64*(xi_idx*x22 - xi_idx + 1) + w_idx*(2*x22 - 2) + x0*x60*(x45*numpy.where(numpy.greater_equal(k_top, x65), x64, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x67*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x66))) + numpy.where(numpy.greater_equal(ctx_win, x65), x64, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x67*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x66))))))/flops, p*(n_ff + w_idx*sigma_attn*(x22 - 1) + sigma_attn*x70) + x43*x69 + x68, x6, x41*(n_layers*(x38*(d_model + x60) + x38*(d_model + x61) + x40 + x55*(x38*(d_model + d_ff_shared) + x47) + x62) + x31 + x42 + x46), p*(n_ff + w_idx*(x11 - 1) + x70) + x68 + x69
+    return t_kernel*x0, n_layers*numpy.where(numpy.where(x10, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x12, 1), numpy.less_equal(x11, 1), numpy.less_equal(x11/x12, 1)), 1, x11*numpy.where(numpy.less_equal(x12, 1), 1, x12**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x11, 1), 1, x11), 1)), 0, x20*numpy.maximum(x1*(x17 - 1), x17*x18*numpy.maximum(0, x16/x17 - 1))) + x6, n_layers*x24 + n_layers*numpy.where(numpy.where(x10, numpy.greater(x12, 1), False), x24 + numpy.where(numpy.greater(sigma_attn, 1), numpy.where(x25, 0, x20*x29) + numpy.where(x25, 0, d_model*p_disp*x19*x29*x3), 0), 0), x41*(n_layers*x40 + x31) + x41*(x42 + x43*x46 + x54*x55*(d_ff_shared*x50*x51 + x47 + x53/x50) + x54*(d_model*x51*x58 + p_act*x52*x61/x58 + x51*x59*x60 + x53/x59 + x62)), x0*x2*x3*x60*(x45*numpy.where(numpy.greater_equal(k_top, x65), x64, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x67*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x66))) + numpy.where(numpy.greater_equal(ctx_win, x65), x64, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x67*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x66))))/flops_attn + x3*(2*n_attn*x2 + 2*b*q_lm*x30 + x2*(2*n_ff*x33 + 2*x63) + x2*(f_idx*n_layers*x64*(xi_idx*x22 - xi_idx + 1) + w_idx*(2*x22 - 2)))/flops, p*(n_ff + w_idx*sigma_attn*(x22 - 1) + sigma_attn*x70) + x43*x69 + x68, x6, x41*(n_layers*(x38*(d_model + x60) + x38*(d_model + x61) + x40 + x55*(x38*(d_model + d_ff_shared) + x47) + x62) + x31 + x42 + x46), p*(n_ff + w_idx*(x11 - 1) + x70) + x68 + x69
 
 
-def limit_nccl_1d_moe__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_1d_moe__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = 4*n_layers
     x1 = t_kernel*x0
     x2 = 1 - omega_net
@@ -1876,7 +2083,7 @@ def limit_nccl_1d_moe__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, 
     x36 = (1/2)/q_len
     x37 = r_cmp**(-1.0)
     x38 = d_head*n_q
-    x39 = x5*(2*n_attn*x4 + 2*b*q_lm*x26 + x4*(2*n_ff*x27 + 2*x30) + x4*(f_idx*n_layers*x33*(xi_idx*x32 - xi_idx + 1) + w_idx*(2*x32 - 2) + x0*x38*(x37*numpy.where(numpy.greater_equal(k_top, x34), x33, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x36*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x35))) + numpy.where(numpy.greater_equal(ctx_win, x34), x33, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x36*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x35))))))/flops
+    x39 = x0*x38*x4*x5*(x37*numpy.where(numpy.greater_equal(k_top, x34), x33, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x36*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x35))) + numpy.where(numpy.greater_equal(ctx_win, x34), x33, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x36*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x35))))/flops_attn + x5*(2*n_attn*x4 + 2*b*q_lm*x26 + x4*(2*n_ff*x27 + 2*x30) + x4*(f_idx*n_layers*x33*(xi_idx*x32 - xi_idx + 1) + w_idx*(2*x32 - 2)))/flops
     x40 = p_emb*x26
     x41 = w_idx*p*x13
     x42 = kv_win*numpy.minimum(ctx, ctx_win)
@@ -1907,11 +2114,11 @@ def limit_nccl_1d_moe__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, 
     x67 = numpy.where(numpy.less_equal(x32, 1), 0, x24*numpy.maximum(x3*(x66 - 1), x22*x66*numpy.maximum(0, x32/x66 - 1)))
     x68 = numpy.where(x12, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x13)), n_active, numpy.where(numpy.less_equal(n_experts, x13), n_experts, x13)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
     x69 = numpy.minimum(n_active, x18)
-    x70 = xi_ep*numpy.minimum(numpy.minimum(n_active, x18), numpy.ceil(x17*x18)) + (1 - xi_ep)*numpy.ceil(x17*x69)
-    x71 = x70**(-1.0)
-    x72 = (1 - x31)*numpy.maximum(x3*x69*x71*(x70 - 1), x22*x70*numpy.maximum(0, x69*x71 - 1))
+    x70 = -x31
+    x71 = (xi_ep*numpy.minimum(numpy.minimum(n_active, x18), numpy.ceil(x17*x18)) + (1 - xi_ep)*numpy.ceil(x17*x69))**(-1.0)
+    x72 = x69*numpy.maximum(x22*numpy.maximum(0, x70 + x71), x3*numpy.minimum(x70 + 1, 1 - x71))
     x73 = x23*x5
-    x74 = numpy.where(x68, 0, x24*x72) + numpy.where(x68, 0, d_model*p_disp*x72*x73)
+    x74 = numpy.where(numpy.greater(sigma_attn, 1), numpy.where(x68, 0, x24*x72) + numpy.where(x68, 0, d_model*p_disp*x72*x73), 0)
     x75 = numpy.where(x12, numpy.greater(x14, 1), False)
     x76 = n_layers*x67 + n_layers*numpy.where(x75, x67 + x74, 0) + x25
     x77 = numpy.maximum(1, g*x32/n_q)
@@ -1941,11 +2148,11 @@ def limit_nccl_1d_moe__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, 
     return numpy.where(x65, x1 + x2*x25 + numpy.maximum(numpy.maximum(x39, x58), omega_net*x25), numpy.inf), numpy.where(x91, x1 + x2*x76 + numpy.maximum(numpy.maximum(x39, x90), omega_net*x76), numpy.inf), numpy.where(x65, x1 + x2*x96 + numpy.maximum(numpy.maximum(x39, x58), omega_net*x96), numpy.inf), numpy.where(x91, x1 + x100*x2 + numpy.maximum(numpy.maximum(x39, x90), omega_net*x100), numpy.inf)
 
 
-def limit_nccl_2d_moe__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_2d_moe__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return 4*n_layers*t_kernel
 
 
-def limit_nccl_2d_moe__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_2d_moe__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = numpy.sqrt(n_gpu)
     x1 = 1/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
     x2 = x0*x1
@@ -1967,13 +2174,13 @@ def limit_nccl_2d_moe__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx,
     x18 = numpy.minimum(n_experts, x11)
     x19 = numpy.where(x16, x18, 1)
     x20 = numpy.minimum(n_active, x19)
-    x21 = xi_ep*numpy.minimum(numpy.minimum(n_active, x19), numpy.ceil(x19*x8)) + (1 - xi_ep)*numpy.ceil(x20*x8)
-    x22 = x21**(-1.0)
-    x23 = x6*(1 - x9)*numpy.maximum(x20*x22*x7*(x21 - 1), x13*x21*numpy.maximum(0, x20*x22 - 1))
-    return n_layers*(numpy.where(x3, 0, x14*x6) + numpy.where(x3, 0, d_head*x15*x4*(n_q + 2*n_q/g))) + n_layers*numpy.where(numpy.where(x16, numpy.greater(x18, 1), False), numpy.where(x17, 0, p_act*x23) + numpy.where(x17, 0, p_disp*x23) + numpy.where(x3, 0, d_model*x1*x15/x0), 0)
+    x21 = -x9
+    x22 = (xi_ep*numpy.minimum(numpy.minimum(n_active, x19), numpy.ceil(x19*x8)) + (1 - xi_ep)*numpy.ceil(x20*x8))**(-1.0)
+    x23 = x20*x6*numpy.maximum(x13*numpy.maximum(0, x21 + x22), x7*numpy.minimum(x21 + 1, 1 - x22))
+    return n_layers*(numpy.where(x3, 0, x14*x6) + numpy.where(x3, 0, d_head*x15*x4*(n_q + 2*n_q/g))) + n_layers*numpy.where(numpy.where(x16, numpy.greater(x18, 1), False), numpy.where(x3, 0, d_model*x1*x15/x0) + numpy.where(numpy.greater(sigma_attn, 1), numpy.where(x17, 0, p_act*x23) + numpy.where(x17, 0, p_disp*x23), 0), 0)
 
 
-def limit_nccl_2d_moe__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_2d_moe__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = bw_ar_inter**(-1.0)
     x1 = b*q_len
     x2 = n_gpu**(-1.0)
@@ -1990,7 +2197,7 @@ def limit_nccl_2d_moe__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p
     return n_layers*(numpy.where(x9, 0, n_ff_out*x12*x3) + numpy.where(x9, 0, n_ff_in*p_act*x12*x2*(d_ff*n_active + d_ff_shared*n_sh))) + (1/4)*x0*x1*x3*(n_pp - 1)
 
 
-def limit_nccl_2d_moe__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_2d_moe__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
     x2 = sigma_attn**(-1.0)
@@ -2016,7 +2223,7 @@ def limit_nccl_2d_moe__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, 
     return n_pp*(w_idx*p*x1 + n_sh*x16*(n_ff_in + n_ff_out)*(d_ff_shared*x12*x9 + d_ff_shared*x5 + x15/x9) + x16*(d_head*n_q*x12*x20 + d_head*x10*x14*x18/x21 + n_q*x17 + x11*x13*x21 + x15/x20 + x17*x18) + x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, g*x3/n_q))/(hbm_bw*n_gpu)
 
 
-def limit_nccl_2d_moe__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_2d_moe__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = s**(-1.0)
     x1 = n_pp**(-1.0)
     x2 = b*q_len*x1
@@ -2028,27 +2235,27 @@ def limit_nccl_2d_moe__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_
     return n_pp*(d_model*vocab*p_emb + n_experts*n_layers*(1 - (1 - x0)**x2)*(n_ff_in + n_ff_out)*(d_ff*d_model*p + d_ff*x6*x7 + d_model*x5*x7/x6))/(hbm_bw*n_gpu)
 
 
-def limit_nccl_2d_moe__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
-    return 0
+def limit_nccl_2d_moe__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+    x0 = ctx + (1/2)*q_len - 1/2
+    x1 = ctx + q_len - 1
+    x2 = ctx**2 - ctx
+    x3 = (1/2)/q_len
+    return 4*b*d_head*n_layers*n_q*q_len*(numpy.where(numpy.greater_equal(ctx_win, x1), x0, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x3*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x2))) + numpy.where(numpy.greater_equal(k_top, x1), x0, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x3*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x2)))/r_cmp)/(flops_attn*n_gpu)
 
 
-def limit_nccl_2d_moe__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_2d_moe__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = b*q_len
     x1 = 2*d_model
     x2 = n_gpu/(n_pp*sigma_attn)
-    x3 = ctx + (1/2)*q_len - 1/2
-    x4 = ctx + q_len - 1
-    x5 = ctx**2 - ctx
-    x6 = (1/2)/q_len
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2) + 4*d_head*n_layers*n_q*(numpy.where(numpy.greater_equal(ctx_win, x4), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x6*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x5))) + numpy.where(numpy.greater_equal(k_top, x4), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x6*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x5)))/r_cmp)))/(flops*n_gpu)
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*(ctx + (1/2)*q_len - 1/2)*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2)))/(flops*n_gpu)
 
 
-def limit_nccl_2d_moe__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_2d_moe__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_gpu/(n_pp*sigma_attn)
     return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, g*x0/n_q) + p*(n_ff + w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))
 
 
-def limit_nccl_2d_moe__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_2d_moe__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = bw_ar_inter**(-1.0)
     x1 = n_gpu**(-1.0)
     x2 = b*q_len
@@ -2076,13 +2283,13 @@ def limit_nccl_2d_moe__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act,
     x24 = x16*numpy.maximum(x0*(x23 - 1), x13*x23*numpy.maximum(0, numpy.sqrt(x22)/x23 - 1))
     x25 = numpy.where(x18, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x11)), n_active, numpy.where(numpy.less_equal(n_experts, x11), n_experts, x11)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
     x26 = numpy.minimum(n_active, x21)
-    x27 = xi_ep*numpy.minimum(numpy.minimum(n_active, x21), numpy.ceil(x21*x8)) + (1 - xi_ep)*numpy.ceil(x26*x8)
-    x28 = x27**(-1.0)
-    x29 = d_model*(1 - x9)*numpy.maximum(x0*x26*x28*(x27 - 1), x13*x27*numpy.maximum(0, x26*x28 - 1))
-    return n_layers*(numpy.where(x20, 0, d_model*n_ff_out*x24) + numpy.where(x20, 0, n_ff_in*x24*(d_ff*n_active + d_ff_shared*n_sh))) + n_layers*(numpy.where(x7, 0, d_model*x17) + numpy.where(x7, 0, d_head*x17*(n_q + 2*n_q/g))) + n_layers*numpy.where(numpy.where(x18, numpy.greater(x19, 1), False), numpy.where(x25, 0, x16*x29) + numpy.where(x25, 0, p_disp*x1*x15*x29) + numpy.where(x7, 0, x14*x15*x3*x5/x4), 0) + (1/4)*x0*x1*x2*x3*(n_pp - 1)
+    x27 = -x9
+    x28 = (xi_ep*numpy.minimum(numpy.minimum(n_active, x21), numpy.ceil(x21*x8)) + (1 - xi_ep)*numpy.ceil(x26*x8))**(-1.0)
+    x29 = d_model*x26*numpy.maximum(x13*numpy.maximum(0, x27 + x28), x0*numpy.minimum(x27 + 1, 1 - x28))
+    return n_layers*(numpy.where(x20, 0, d_model*n_ff_out*x24) + numpy.where(x20, 0, n_ff_in*x24*(d_ff*n_active + d_ff_shared*n_sh))) + n_layers*(numpy.where(x7, 0, d_model*x17) + numpy.where(x7, 0, d_head*x17*(n_q + 2*n_q/g))) + n_layers*numpy.where(numpy.where(x18, numpy.greater(x19, 1), False), numpy.where(x7, 0, x14*x15*x3*x5/x4) + numpy.where(numpy.greater(sigma_attn, 1), numpy.where(x25, 0, x16*x29) + numpy.where(x25, 0, p_disp*x1*x15*x29), 0), 0) + (1/4)*x0*x1*x2*x3*(n_pp - 1)
 
 
-def limit_nccl_2d_moe__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_2d_moe__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_ff_in + n_ff_out
     x1 = s**(-1.0)
     x2 = n_pp**(-1.0)
@@ -2114,18 +2321,19 @@ def limit_nccl_2d_moe__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, 
     return x13*(d_model*vocab*p_emb + n_experts*n_layers*x0*(1 - (1 - x1)**x4)*(d_ff*x10*x12 + d_ff*x5 + d_model*x12*x9/x10)) + x13*(w_idx*p*x6 + n_sh*x0*x22*(d_ff_shared*x18*x19 + d_ff_shared*x5 + x21/x18) + x22*(d_head*n_q*x19*x26 + d_head*x20*x24/x27 + d_model*x19*x27 + n_q*x23 + x21/x26 + x23*x24) + x3*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, g*x15/n_q))
 
 
-def limit_nccl_2d_moe__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
-    x0 = b*q_len
-    x1 = 2*d_model
-    x2 = n_gpu/(n_pp*sigma_attn)
-    x3 = ctx + (1/2)*q_len - 1/2
-    x4 = ctx + q_len - 1
-    x5 = ctx**2 - ctx
-    x6 = (1/2)/q_len
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2) + 4*d_head*n_layers*n_q*(numpy.where(numpy.greater_equal(ctx_win, x4), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x6*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x5))) + numpy.where(numpy.greater_equal(k_top, x4), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x6*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x5)))/r_cmp)))/(flops*n_gpu)
+def limit_nccl_2d_moe__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+    x0 = n_gpu**(-1.0)
+    x1 = b*q_len
+    x2 = 2*d_model
+    x3 = n_gpu/(n_pp*sigma_attn)
+    x4 = ctx + (1/2)*q_len - 1/2
+    x5 = ctx + q_len - 1
+    x6 = ctx**2 - ctx
+    x7 = (1/2)/q_len
+    return 4*d_head*n_layers*n_q*x0*x1*(numpy.where(numpy.greater_equal(ctx_win, x5), x4, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x7*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x6))) + numpy.where(numpy.greater_equal(k_top, x5), x4, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x7*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x6)))/r_cmp)/flops_attn + x0*(2*n_attn*x1 + b*vocab*q_lm*x2 + x1*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x2*(n_ff_in + n_ff_out)) + x1*(f_idx*n_layers*x4*(xi_idx*x3 - xi_idx + 1) + w_idx*(2*x3 - 2)))/flops
 
 
-def limit_nccl_2d_moe__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_2d_moe__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = 4*n_layers
     x1 = bw_ar_inter**(-1.0)
     x2 = n_gpu**(-1.0)
@@ -2162,10 +2370,10 @@ def limit_nccl_2d_moe__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act,
     x33 = d_ff_shared*n_sh
     x34 = numpy.where(x24, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x13)), n_active, numpy.where(numpy.less_equal(n_experts, x13), n_experts, x13)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
     x35 = numpy.minimum(n_active, x27)
-    x36 = xi_ep*numpy.minimum(numpy.minimum(n_active, x27), numpy.ceil(x10*x27)) + (1 - xi_ep)*numpy.ceil(x10*x35)
-    x37 = x36**(-1.0)
-    x38 = x20*(1 - x11)*numpy.maximum(x1*x35*x37*(x36 - 1), x16*x36*numpy.maximum(0, x35*x37 - 1))
-    x39 = n_layers*(numpy.where(x26, 0, n_ff_out*x32*x4) + numpy.where(x26, 0, n_ff_in*p_act*x32*(d_ff*n_active + x33))) + n_layers*(numpy.where(x9, 0, x21*x23) + numpy.where(x9, 0, x21*x4)) + n_layers*numpy.where(numpy.where(x24, numpy.greater(x25, 1), False), numpy.where(x34, 0, x38*x4) + numpy.where(x34, 0, d_model*p_disp*x38) + numpy.where(x9, 0, x17*x19*x4*x7/x6), 0) + (1/4)*x1*x2*x5*(n_pp - 1)
+    x36 = -x11
+    x37 = (xi_ep*numpy.minimum(numpy.minimum(n_active, x27), numpy.ceil(x10*x27)) + (1 - xi_ep)*numpy.ceil(x10*x35))**(-1.0)
+    x38 = x20*x35*numpy.maximum(x16*numpy.maximum(0, x36 + x37), x1*numpy.minimum(x36 + 1, 1 - x37))
+    x39 = n_layers*(numpy.where(x26, 0, n_ff_out*x32*x4) + numpy.where(x26, 0, n_ff_in*p_act*x32*(d_ff*n_active + x33))) + n_layers*(numpy.where(x9, 0, x21*x23) + numpy.where(x9, 0, x21*x4)) + n_layers*numpy.where(numpy.where(x24, numpy.greater(x25, 1), False), numpy.where(x9, 0, x17*x19*x4*x7/x6) + numpy.where(numpy.greater(sigma_attn, 1), numpy.where(x34, 0, x38*x4) + numpy.where(x34, 0, d_model*p_disp*x38), 0), 0) + (1/4)*x1*x2*x5*(n_pp - 1)
     x40 = d_model*vocab
     x41 = s**(-1.0)
     x42 = n_ff_in + n_ff_out
@@ -2196,15 +2404,15 @@ def limit_nccl_2d_moe__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act,
     x67 = numpy.sqrt(d_head)
     x68 = numpy.minimum(x14, numpy.maximum(1, x60/(numpy.sqrt(n_q)*x67)))
     x69 = numpy.minimum(x14, numpy.maximum(1, numpy.sqrt(x22)*x67*x8/x53))
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + p*(n_ff + w_idx*sigma_attn*(x14 - 1) + sigma_attn*(n_attn + x44)) + x59*(st_cmp + ctx*(kv_idx + kv_bytes) + x58))), t_kernel*x0 + x39*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x39, x57*(n_experts*x43*(1 - (1 - x41)**x51)*(d_ff*x41*x54*x55 + d_ff*x52 + x29*x41*x56/x54) + p_emb*x40) + x57*(w_idx*p*x13 + n_sh*x42*x65*(d_ff_shared*x52 + d_ff_shared*x61*x62 + x64/x61) + x12*x59*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x49 + x58) + x65*(n_q*x66 + x11*x56*x69 + x22*x66 + x23*x3*x63/x69 + x50*x62*x68 + x64/x68))), x2*(2*n_attn*x3 + 2*b*q_lm*x40 + x3*(2*n_ff*x41 + 2*x44) + x3*(f_idx*n_layers*x45*(xi_idx*x14 - xi_idx + 1) + w_idx*(2*x14 - 2) + x0*x50*(x49*numpy.where(numpy.greater_equal(k_top, x46), x45, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x48*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x47))) + numpy.where(numpy.greater_equal(ctx_win, x46), x45, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x48*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x47))))))/flops), numpy.inf)
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + p*(n_ff + w_idx*sigma_attn*(x14 - 1) + sigma_attn*(n_attn + x44)) + x59*(st_cmp + ctx*(kv_idx + kv_bytes) + x58))), t_kernel*x0 + x39*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x39, x57*(n_experts*x43*(1 - (1 - x41)**x51)*(d_ff*x41*x54*x55 + d_ff*x52 + x29*x41*x56/x54) + p_emb*x40) + x57*(w_idx*p*x13 + n_sh*x42*x65*(d_ff_shared*x52 + d_ff_shared*x61*x62 + x64/x61) + x12*x59*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x49 + x58) + x65*(n_q*x66 + x11*x56*x69 + x22*x66 + x23*x3*x63/x69 + x50*x62*x68 + x64/x68))), x0*x2*x3*x50*(x49*numpy.where(numpy.greater_equal(k_top, x46), x45, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x48*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x47))) + numpy.where(numpy.greater_equal(ctx_win, x46), x45, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x48*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x47))))/flops_attn + x2*(2*n_attn*x3 + 2*b*q_lm*x40 + x3*(2*n_ff*x41 + 2*x44) + x3*(f_idx*n_layers*x45*(xi_idx*x14 - xi_idx + 1) + w_idx*(2*x14 - 2)))/flops), numpy.inf)
 
 
-def limit_nccl_2d_moe__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_2d_moe__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_gpu/(n_pp*sigma_attn)
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, g*x0/n_q) + p*(n_ff + w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))))), 1, 0)
 
 
-def limit_nccl_2d_moe__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_2d_moe__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = bw_ar_inter**(-1.0)
     x1 = b*q_len
     x2 = n_gpu**(-1.0)
@@ -2221,11 +2429,11 @@ def limit_nccl_2d_moe__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d
     return 4*n_layers*t_kernel + n_layers*(numpy.where(x9, 0, n_ff_out*x12*x3) + numpy.where(x9, 0, n_ff_in*p_act*x12*x2*(d_ff*n_active + d_ff_shared*n_sh))) + (1/4)*x0*x1*x3*(n_pp - 1)
 
 
-def limit_nccl_2d_moe__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_2d_moe__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return 0
 
 
-def limit_nccl_2d_moe__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_2d_moe__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = bw_ar_inter**(-1.0)
     x1 = n_gpu**(-1.0)
     x2 = b*q_len
@@ -2253,13 +2461,13 @@ def limit_nccl_2d_moe__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx,
     x24 = x16*numpy.maximum(x0*(x23 - 1), x13*x23*numpy.maximum(0, numpy.sqrt(x22)/x23 - 1))
     x25 = numpy.where(x18, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x11)), n_active, numpy.where(numpy.less_equal(n_experts, x11), n_experts, x11)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
     x26 = numpy.minimum(n_active, x21)
-    x27 = xi_ep*numpy.minimum(numpy.minimum(n_active, x21), numpy.ceil(x21*x8)) + (1 - xi_ep)*numpy.ceil(x26*x8)
-    x28 = x27**(-1.0)
-    x29 = d_model*(1 - x9)*numpy.maximum(x0*x26*x28*(x27 - 1), x13*x27*numpy.maximum(0, x26*x28 - 1))
-    return n_layers*(numpy.where(x20, 0, d_model*n_ff_out*x24) + numpy.where(x20, 0, n_ff_in*x24*(d_ff*n_active + d_ff_shared*n_sh))) + n_layers*(numpy.where(x7, 0, d_model*x17) + numpy.where(x7, 0, d_head*x17*(n_q + 2*n_q/g))) + n_layers*numpy.where(numpy.where(x18, numpy.greater(x19, 1), False), numpy.where(x25, 0, x16*x29) + numpy.where(x25, 0, p_disp*x1*x15*x29) + numpy.where(x7, 0, x14*x15*x3*x5/x4), 0) + (1/4)*x0*x1*x2*x3*(n_pp - 1)
+    x27 = -x9
+    x28 = (xi_ep*numpy.minimum(numpy.minimum(n_active, x21), numpy.ceil(x21*x8)) + (1 - xi_ep)*numpy.ceil(x26*x8))**(-1.0)
+    x29 = d_model*x26*numpy.maximum(x13*numpy.maximum(0, x27 + x28), x0*numpy.minimum(x27 + 1, 1 - x28))
+    return n_layers*(numpy.where(x20, 0, d_model*n_ff_out*x24) + numpy.where(x20, 0, n_ff_in*x24*(d_ff*n_active + d_ff_shared*n_sh))) + n_layers*(numpy.where(x7, 0, d_model*x17) + numpy.where(x7, 0, d_head*x17*(n_q + 2*n_q/g))) + n_layers*numpy.where(numpy.where(x18, numpy.greater(x19, 1), False), numpy.where(x7, 0, x14*x15*x3*x5/x4) + numpy.where(numpy.greater(sigma_attn, 1), numpy.where(x25, 0, x16*x29) + numpy.where(x25, 0, p_disp*x1*x15*x29), 0), 0) + (1/4)*x0*x1*x2*x3*(n_pp - 1)
 
 
-def limit_nccl_2d_moe__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_2d_moe__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = 4*n_layers
     x1 = bw_ar_inter**(-1.0)
     x2 = b*q_len
@@ -2297,22 +2505,22 @@ def limit_nccl_2d_moe__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, 
     x34 = p_act*x33
     x35 = numpy.maximum(1, numpy.minimum(x12, numpy.sqrt(d_model)*x15/numpy.sqrt(d_ff)))
     x36 = x20*x34
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(st_cmp + ctx*(kv_idx + kv_bytes) + x30) + p*(n_attn + n_ff + w_idx*(x9 - 1) + x22))), t_kernel*x0 + x18*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x18, n_pp*x3*(w_idx*p*x9 + n_layers*(n_experts*x21*(1 - (1 - x20)**x33)*(d_ff*x31 + d_ff*x35*x36 + d_model*x13*x36/x35) + n_sh*x21*(d_ff_shared*x31 + x34*(d_model + d_ff_shared)) + x29*x31 + x31*x32 + x34*(d_model + x29) + x34*(d_model + x32)) + p_emb*x19 + x7*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x28 + x30))/hbm_bw), x3*(2*n_attn*x2 + 2*b*q_lm*x19 + x2*(2*n_ff*x20 + 2*x22) + x2*(f_idx*n_layers*x24*(xi_idx*x23 - xi_idx + 1) + w_idx*(2*x23 - 2) + x0*x29*(x28*numpy.where(numpy.greater_equal(k_top, x25), x24, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x27*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x26))) + numpy.where(numpy.greater_equal(ctx_win, x25), x24, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x27*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x26))))))/flops), numpy.inf)
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(st_cmp + ctx*(kv_idx + kv_bytes) + x30) + p*(n_attn + n_ff + w_idx*(x9 - 1) + x22))), t_kernel*x0 + x18*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x18, n_pp*x3*(w_idx*p*x9 + n_layers*(n_experts*x21*(1 - (1 - x20)**x33)*(d_ff*x31 + d_ff*x35*x36 + d_model*x13*x36/x35) + n_sh*x21*(d_ff_shared*x31 + x34*(d_model + d_ff_shared)) + x29*x31 + x31*x32 + x34*(d_model + x29) + x34*(d_model + x32)) + p_emb*x19 + x7*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x28 + x30))/hbm_bw), x0*x2*x29*x3*(x28*numpy.where(numpy.greater_equal(k_top, x25), x24, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x27*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x26))) + numpy.where(numpy.greater_equal(ctx_win, x25), x24, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x27*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x26))))/flops_attn + x3*(2*n_attn*x2 + 2*b*q_lm*x19 + x2*(2*n_ff*x20 + 2*x22) + x2*(f_idx*n_layers*x24*(xi_idx*x23 - xi_idx + 1) + w_idx*(2*x23 - 2)))/flops), numpy.inf)
 
 
-def limit_nccl_2d_moe__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_2d_moe__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def limit_nccl_2d_moe__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_2d_moe__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return 0
 
 
-def limit_nccl_2d_moe__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_2d_moe__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def limit_nccl_2d_moe__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_2d_moe__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
     x2 = b*x0
@@ -2330,11 +2538,11 @@ def limit_nccl_2d_moe__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p
     return n_pp*(w_idx*p*x1 + d_model*vocab*p_emb + n_layers*(n_experts*x8*(1 - (1 - x9)**x6)*(d_ff*x12*x13 + d_ff*x4 + d_model*x11*x13/x12) + n_sh*x8*(d_ff_shared*x4 + x7*(d_model + d_ff_shared)) + x3*x4 + x4*x5 + x7*(d_model + x3) + x7*(d_model + x5)) + x2*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp))/(hbm_bw*n_gpu)
 
 
-def limit_nccl_2d_moe__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_2d_moe__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes)) + p*(n_attn + n_ff + w_idx*(n_gpu/n_pp - 1) + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
-def limit_nccl_2d_moe__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_2d_moe__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = 4*n_layers
     x1 = bw_ar_inter**(-1.0)
     x2 = b*q_len
@@ -2374,9 +2582,9 @@ def limit_nccl_2d_moe__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d
     x36 = d_head*x35
     x37 = numpy.where(x10, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x11)), n_active, numpy.where(numpy.less_equal(n_experts, x11), n_experts, x11)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
     x38 = numpy.minimum(n_active, x15)
-    x39 = xi_ep*numpy.minimum(numpy.minimum(n_active, x15), numpy.ceil(x14*x15)) + (1 - xi_ep)*numpy.ceil(x14*x38)
-    x40 = x39**(-1.0)
-    x41 = (1 - x31)*numpy.maximum(x1*x38*x40*(x39 - 1), x19*x39*numpy.maximum(0, x38*x40 - 1))
+    x39 = -x31
+    x40 = (xi_ep*numpy.minimum(numpy.minimum(n_active, x15), numpy.ceil(x14*x15)) + (1 - xi_ep)*numpy.ceil(x14*x38))**(-1.0)
+    x41 = x38*numpy.maximum(x19*numpy.maximum(0, x39 + x40), x1*numpy.minimum(x39 + 1, 1 - x40))
     x42 = d_model*vocab
     x43 = p_emb*x42
     x44 = n_ff_in + n_ff_out
@@ -2415,14 +2623,14 @@ def limit_nccl_2d_moe__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d
     x77 = n_unembed*p_emb
     x78 = b*(st_cmp + ctx*(kv_idx + kv_bytes) + x56)
     x79 = n_attn + x72
-    return t_kernel*x0, n_layers*(numpy.where(x13, 0, n_ff_out*x21*x23) + numpy.where(x13, 0, n_ff_in*x21*x26*(d_ff*n_active + x24))) + x6, n_layers*(numpy.where(x30, 0, x23*x34) + numpy.where(x30, 0, x26*x34*x36)) + n_layers*numpy.where(numpy.where(x10, numpy.greater(x12, 1), False), numpy.where(x30, 0, x22*x28*x34*x4/x27) + numpy.where(x37, 0, x23*x41) + numpy.where(x37, 0, d_model*p_disp*x25*x41), 0), x53*(n_layers*x52 + x43) + x53*(x54 + x55*x58 + x65*x66*(d_ff_shared*x61*x62 + x59 + x64/x61) + x65*(d_model*x62*x68 + p_act*x36*x63/x68 + x62*x69*x70 + x64/x69 + x71)), x3*(2*n_attn*x2 + 2*b*q_lm*x42 + x2*(2*n_ff*x45 + 2*x72) + x2*(f_idx*n_layers*x73*(xi_idx*x32 - xi_idx + 1) + w_idx*(2*x32 - 2) + x0*x70*(x57*numpy.where(numpy.greater_equal(k_top, x74), x73, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x76*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x75))) + numpy.where(numpy.greater_equal(ctx_win, x74), x73, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x76*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x75))))))/flops, p*(n_ff + w_idx*sigma_attn*(x32 - 1) + sigma_attn*x79) + x55*x78 + x77, x6, x53*(n_layers*(x50*(d_model + x36) + x50*(d_model + x70) + x52 + x66*(x50*(d_model + d_ff_shared) + x59) + x71) + x43 + x54 + x58), p*(n_ff + w_idx*(x11 - 1) + x79) + x77 + x78
+    return t_kernel*x0, n_layers*(numpy.where(x13, 0, n_ff_out*x21*x23) + numpy.where(x13, 0, n_ff_in*x21*x26*(d_ff*n_active + x24))) + x6, n_layers*(numpy.where(x30, 0, x23*x34) + numpy.where(x30, 0, x26*x34*x36)) + n_layers*numpy.where(numpy.where(x10, numpy.greater(x12, 1), False), numpy.where(x30, 0, x22*x28*x34*x4/x27) + numpy.where(numpy.greater(sigma_attn, 1), numpy.where(x37, 0, x23*x41) + numpy.where(x37, 0, d_model*p_disp*x25*x41), 0), 0), x53*(n_layers*x52 + x43) + x53*(x54 + x55*x58 + x65*x66*(d_ff_shared*x61*x62 + x59 + x64/x61) + x65*(d_model*x62*x68 + p_act*x36*x63/x68 + x62*x69*x70 + x64/x69 + x71)), x0*x2*x3*x70*(x57*numpy.where(numpy.greater_equal(k_top, x74), x73, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x76*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x75))) + numpy.where(numpy.greater_equal(ctx_win, x74), x73, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x76*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x75))))/flops_attn + x3*(2*n_attn*x2 + 2*b*q_lm*x42 + x2*(2*n_ff*x45 + 2*x72) + x2*(f_idx*n_layers*x73*(xi_idx*x32 - xi_idx + 1) + w_idx*(2*x32 - 2)))/flops, p*(n_ff + w_idx*sigma_attn*(x32 - 1) + sigma_attn*x79) + x55*x78 + x77, x6, x53*(n_layers*(x50*(d_model + x36) + x50*(d_model + x70) + x52 + x66*(x50*(d_model + d_ff_shared) + x59) + x71) + x43 + x54 + x58), p*(n_ff + w_idx*(x11 - 1) + x79) + x77 + x78
 
 
-def limit_nccl_1d_moe_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_1d_moe_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return 4*n_layers*t_kernel
 
 
-def limit_nccl_1d_moe_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_1d_moe_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = sigma_attn**(-1.0)
     x1 = n_pp**(-1.0)
     x2 = n_gpu*x1
@@ -2440,13 +2648,13 @@ def limit_nccl_1d_moe_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, 
     x14 = numpy.minimum(n_experts, x2)
     x15 = numpy.where(x12, x14, 1)
     x16 = numpy.minimum(n_active, x15)
-    x17 = xi_ep*numpy.minimum(numpy.minimum(n_active, x15), numpy.ceil(x15*x5)) + (1 - xi_ep)*numpy.ceil(x16*x5)
-    x18 = x17**(-1.0)
-    x19 = (1 - x0)*numpy.maximum(x16*x18*x4*(x17 - 1), x17*x7*numpy.maximum(0, x16*x18 - 1))
-    return n_layers*x11 + n_layers*numpy.where(numpy.where(x12, numpy.greater(x14, 1), False), x11 + numpy.where(x13, 0, x10*x19) + numpy.where(x13, 0, p_disp*x19*x9), 0)
+    x17 = -x0
+    x18 = (xi_ep*numpy.minimum(numpy.minimum(n_active, x15), numpy.ceil(x15*x5)) + (1 - xi_ep)*numpy.ceil(x16*x5))**(-1.0)
+    x19 = x16*numpy.maximum(x7*numpy.maximum(0, x17 + x18), x4*numpy.minimum(x17 + 1, 1 - x18))
+    return n_layers*x11 + n_layers*numpy.where(numpy.where(x12, numpy.greater(x14, 1), False), x11 + numpy.where(numpy.greater(sigma_attn, 1), numpy.where(x13, 0, x10*x19) + numpy.where(x13, 0, p_disp*x19*x9), 0), 0)
 
 
-def limit_nccl_1d_moe_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_1d_moe_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = bw_ar_inter**(-1.0)
     x1 = b*q_len
     x2 = d_model*p_act/n_gpu
@@ -2460,7 +2668,7 @@ def limit_nccl_1d_moe_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, 
     return n_layers*numpy.where(numpy.where(x5, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x7, 1), numpy.less_equal(x6, 1), numpy.less_equal(x6/x7, 1)), 1, x6*numpy.where(numpy.less_equal(x7, 1), 1, x7**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x6, 1), 1, x6), 1)), 0, x2*x4*numpy.maximum(x0*(x9 - 1), x9*numpy.maximum(0, x8/x9 - 1)/bw_ar_intra)) + (1/4)*x0*x1*x2*(n_pp - 1)
 
 
-def limit_nccl_1d_moe_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_1d_moe_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
     x2 = sigma_attn**(-1.0)
@@ -2491,7 +2699,7 @@ def limit_nccl_1d_moe_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, c
     return n_pp*(w_idx*p*x1 + n_sh*x16*(n_ff_in + n_ff_out)*(d_ff_shared*x12*x9 + d_ff_shared*x5 + x15/x9) + x16*(p*x18*x20 + x11*x13*x22 + x12*x17*x24 + x12*x18*x26 + x15/x24 + x17*x5 + x18*x5 + x18*x25/x22 + x20*x25/x26) + x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, x3))/(hbm_bw*n_gpu)
 
 
-def limit_nccl_1d_moe_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_1d_moe_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = s**(-1.0)
     x1 = n_pp**(-1.0)
     x2 = b*q_len*x1
@@ -2503,30 +2711,62 @@ def limit_nccl_1d_moe_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p
     return n_pp*(d_model*vocab*p_emb + n_experts*n_layers*(1 - (1 - x0)**x2)*(n_ff_in + n_ff_out)*(d_ff*d_model*p + d_ff*x6*x7 + d_model*x5*x7/x6))/(hbm_bw*n_gpu)
 
 
-def limit_nccl_1d_moe_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
-    return 0
+def limit_nccl_1d_moe_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+    x0 = ctx + (1/2)*q_len - 1/2
+    x1 = 2*d_rope
+    x2 = n_q*q_len
+    x3 = x0*x2*(2*d_head + 2*d_nope + x1)
+    x4 = ctx + q_len - 1
+    x5 = numpy.greater_equal(ctx_win, x4)
+    x6 = numpy.greater_equal(k_top, x4)
+    x7 = numpy.greater(xi_mha, 0)
+    x8 = r_cmp**(-1.0)
+    x9 = x0*x8
+    x10 = x2*(4*c_kv + x1)
+    x11 = 2*ctx*c_kv*n_q*(d_head + d_nope) + x3
+    x12 = numpy.greater_equal(ctx, ctx_win)
+    x13 = ctx**2 - ctx
+    x14 = (1/2)/q_len
+    x15 = x14*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x13)
+    x16 = numpy.greater_equal(ctx, k_top)
+    x17 = k_top*x8
+    x18 = x14*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x13)
+    x19 = x18*x8
+    return b*n_layers*numpy.where(numpy.where(numpy.logical_and(x5, x6), numpy.logical_and(x7, numpy.less(x11, x10*(x0 + x9))), numpy.where(numpy.logical_and(x12, x6), numpy.logical_and(x7, numpy.less(x11, x10*(ctx_win + x9))), numpy.where(x6, numpy.logical_and(x7, numpy.less(x11, x10*(x15 + x9))), numpy.where(numpy.logical_and(x16, x5), numpy.logical_and(x7, numpy.less(x11, x10*(x0 + x17))), numpy.where(numpy.logical_and(x12, x16), numpy.logical_and(x7, numpy.less(x11, x10*(ctx_win + x17))), numpy.where(x16, numpy.logical_and(x7, numpy.less(x11, x10*(x15 + x17))), numpy.where(x5, numpy.logical_and(x7, numpy.less(x11, x10*(x0 + x19))), numpy.where(x12, numpy.logical_and(x7, numpy.less(x11, x10*(ctx_win + x19))), numpy.logical_and(x7, numpy.less(x11, x10*(x15 + x19))))))))))), x3, x10*(x8*numpy.where(x6, x0, numpy.where(x16, k_top, x18)) + numpy.where(x5, x0, numpy.where(x12, ctx_win, x15))))/(flops_attn*n_gpu)
 
 
-def limit_nccl_1d_moe_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_1d_moe_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = b*q_len
     x1 = 2*d_model
     x2 = n_gpu/(n_pp*sigma_attn)
     x3 = ctx + (1/2)*q_len - 1/2
-    x4 = 2*d_rope
-    x5 = n_q*q_len
-    x6 = ctx + q_len - 1
-    x7 = ctx**2 - ctx
-    x8 = (1/2)/q_len
-    x9 = x5*(4*c_kv + x4)*(numpy.where(numpy.greater_equal(ctx_win, x6), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x8*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x7))) + numpy.where(numpy.greater_equal(k_top, x6), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x8*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x7)))/r_cmp)
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x9, 2*ctx*c_kv*n_q*(d_head + d_nope) + x3*x5*(2*d_head + 2*d_nope + x4)), x9) + q_len*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2))) + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)))/(flops*n_gpu)
+    x4 = 2*ctx*c_kv*n_q*(d_head + d_nope)
+    x5 = ctx + q_len - 1
+    x6 = numpy.greater_equal(ctx_win, x5)
+    x7 = numpy.greater_equal(k_top, x5)
+    x8 = numpy.greater(xi_mha, 0)
+    x9 = r_cmp**(-1.0)
+    x10 = x3*x9
+    x11 = 2*d_rope
+    x12 = n_q*q_len
+    x13 = x12*(4*c_kv + x11)
+    x14 = x12*x3*(2*d_head + 2*d_nope + x11) + x4
+    x15 = numpy.greater_equal(ctx, ctx_win)
+    x16 = ctx**2 - ctx
+    x17 = (1/2)/q_len
+    x18 = x17*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x16)
+    x19 = numpy.greater_equal(ctx, k_top)
+    x20 = k_top*x9
+    x21 = x17*x9*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x16)
+    return (2*n_attn*x0 + b*n_layers*numpy.where(numpy.where(numpy.logical_and(x6, x7), numpy.logical_and(x8, numpy.less(x14, x13*(x10 + x3))), numpy.where(numpy.logical_and(x15, x7), numpy.logical_and(x8, numpy.less(x14, x13*(ctx_win + x10))), numpy.where(x7, numpy.logical_and(x8, numpy.less(x14, x13*(x10 + x18))), numpy.where(numpy.logical_and(x19, x6), numpy.logical_and(x8, numpy.less(x14, x13*(x20 + x3))), numpy.where(numpy.logical_and(x15, x19), numpy.logical_and(x8, numpy.less(x14, x13*(ctx_win + x20))), numpy.where(x19, numpy.logical_and(x8, numpy.less(x14, x13*(x18 + x20))), numpy.where(x6, numpy.logical_and(x8, numpy.less(x14, x13*(x21 + x3))), numpy.where(x15, numpy.logical_and(x8, numpy.less(x14, x13*(ctx_win + x21))), numpy.logical_and(x8, numpy.less(x14, x13*(x18 + x21))))))))))), x4, 0) + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2)))/(flops*n_gpu)
 
 
-def limit_nccl_1d_moe_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_1d_moe_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_gpu/(n_pp*sigma_attn)
     return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, x0) + p*(n_ff + w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))
 
 
-def limit_nccl_1d_moe_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_1d_moe_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = bw_ar_inter**(-1.0)
     x1 = n_gpu**(-1.0)
     x2 = b*q_len
@@ -2548,13 +2788,13 @@ def limit_nccl_1d_moe_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_
     x18 = numpy.ceil(x17*x7)
     x19 = numpy.where(x14, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x5)), n_active, numpy.where(numpy.less_equal(n_experts, x5), n_experts, x5)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
     x20 = numpy.minimum(n_active, x16)
-    x21 = xi_ep*numpy.minimum(numpy.minimum(n_active, x16), numpy.ceil(x16*x7)) + (1 - xi_ep)*numpy.ceil(x20*x7)
-    x22 = x21**(-1.0)
-    x23 = (1 - x3)*numpy.maximum(x0*x20*x22*(x21 - 1), x21*x9*numpy.maximum(0, x20*x22 - 1))
-    return (1/4)*d_model*p_act*x0*x1*x2*(n_pp - 1) + n_layers*x13 + n_layers*numpy.where(numpy.where(x14, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x15, 1), numpy.less_equal(x5, 1), numpy.less_equal(x5/x15, 1)), 1, x5*numpy.where(numpy.less_equal(x15, 1), 1, x15**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x5, 1), 1, x5), 1)), 0, x12*numpy.maximum(x0*(x18 - 1), x18*x9*numpy.maximum(0, x17/x18 - 1))) + n_layers*numpy.where(numpy.where(x14, numpy.greater(x15, 1), False), x13 + numpy.where(x19, 0, x12*x23) + numpy.where(x19, 0, p_disp*x11*x23), 0)
+    x21 = -x3
+    x22 = (xi_ep*numpy.minimum(numpy.minimum(n_active, x16), numpy.ceil(x16*x7)) + (1 - xi_ep)*numpy.ceil(x20*x7))**(-1.0)
+    x23 = x20*numpy.maximum(x9*numpy.maximum(0, x21 + x22), x0*numpy.minimum(x21 + 1, 1 - x22))
+    return (1/4)*d_model*p_act*x0*x1*x2*(n_pp - 1) + n_layers*x13 + n_layers*numpy.where(numpy.where(x14, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x15, 1), numpy.less_equal(x5, 1), numpy.less_equal(x5/x15, 1)), 1, x5*numpy.where(numpy.less_equal(x15, 1), 1, x15**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x5, 1), 1, x5), 1)), 0, x12*numpy.maximum(x0*(x18 - 1), x18*x9*numpy.maximum(0, x17/x18 - 1))) + n_layers*numpy.where(numpy.where(x14, numpy.greater(x15, 1), False), x13 + numpy.where(numpy.greater(sigma_attn, 1), numpy.where(x19, 0, x12*x23) + numpy.where(x19, 0, p_disp*x11*x23), 0), 0)
 
 
-def limit_nccl_1d_moe_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_1d_moe_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_ff_in + n_ff_out
     x1 = s**(-1.0)
     x2 = n_pp**(-1.0)
@@ -2590,21 +2830,38 @@ def limit_nccl_1d_moe_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_a
     return x13*(d_model*vocab*p_emb + n_experts*n_layers*x0*(1 - (1 - x1)**x4)*(d_ff*x10*x12 + d_ff*x5 + d_model*x12*x9/x10)) + x13*(w_idx*p*x6 + n_sh*x0*x22*(d_ff_shared*x18*x19 + d_ff_shared*x5 + x21/x18) + x22*(d_model*x19*x28 + p*x24*x26 + x19*x23*x30 + x19*x24*x31 + x20*x24/x28 + x20*x26/x31 + x21/x30 + x23*x5 + x24*x5) + x3*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, x15))
 
 
-def limit_nccl_1d_moe_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
-    x0 = b*q_len
-    x1 = 2*d_model
-    x2 = n_gpu/(n_pp*sigma_attn)
-    x3 = ctx + (1/2)*q_len - 1/2
-    x4 = 2*d_rope
-    x5 = n_q*q_len
+def limit_nccl_1d_moe_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+    x0 = n_gpu**(-1.0)
+    x1 = b*q_len
+    x2 = 2*d_model
+    x3 = n_gpu/(n_pp*sigma_attn)
+    x4 = ctx + (1/2)*q_len - 1/2
+    x5 = 2*ctx*c_kv*n_q*(d_head + d_nope)
     x6 = ctx + q_len - 1
-    x7 = ctx**2 - ctx
-    x8 = (1/2)/q_len
-    x9 = x5*(4*c_kv + x4)*(numpy.where(numpy.greater_equal(ctx_win, x6), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x8*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x7))) + numpy.where(numpy.greater_equal(k_top, x6), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x8*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x7)))/r_cmp)
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x9, 2*ctx*c_kv*n_q*(d_head + d_nope) + x3*x5*(2*d_head + 2*d_nope + x4)), x9) + q_len*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2))) + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)))/(flops*n_gpu)
+    x7 = numpy.greater_equal(ctx_win, x6)
+    x8 = numpy.greater_equal(k_top, x6)
+    x9 = numpy.greater(xi_mha, 0)
+    x10 = r_cmp**(-1.0)
+    x11 = x10*x4
+    x12 = 2*d_rope
+    x13 = n_q*q_len
+    x14 = x13*(4*c_kv + x12)
+    x15 = x13*x4*(2*d_head + 2*d_nope + x12)
+    x16 = x15 + x5
+    x17 = numpy.greater_equal(ctx, ctx_win)
+    x18 = ctx**2 - ctx
+    x19 = (1/2)/q_len
+    x20 = x19*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x18)
+    x21 = numpy.greater_equal(ctx, k_top)
+    x22 = k_top*x10
+    x23 = x19*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x18)
+    x24 = x10*x23
+    x25 = numpy.where(numpy.logical_and(x7, x8), numpy.logical_and(x9, numpy.greater(x14*(x11 + x4), x16)), numpy.where(numpy.logical_and(x17, x8), numpy.logical_and(x9, numpy.greater(x14*(ctx_win + x11), x16)), numpy.where(x8, numpy.logical_and(x9, numpy.less(x16, x14*(x11 + x20))), numpy.where(numpy.logical_and(x21, x7), numpy.logical_and(x9, numpy.greater(x14*(x22 + x4), x16)), numpy.where(numpy.logical_and(x17, x21), numpy.logical_and(x9, numpy.greater(x14*(ctx_win + x22), x16)), numpy.where(x21, numpy.logical_and(x9, numpy.less(x16, x14*(x20 + x22))), numpy.where(x7, numpy.logical_and(x9, numpy.less(x16, x14*(x24 + x4))), numpy.where(x17, numpy.logical_and(x9, numpy.less(x16, x14*(ctx_win + x24))), numpy.logical_and(x9, numpy.less(x16, x14*(x20 + x24)))))))))))
+    x26 = b*n_layers
+    return x0*x26*numpy.where(x25, x15, x14*(x10*numpy.where(x8, x4, numpy.where(x21, k_top, x23)) + numpy.where(x7, x4, numpy.where(x17, ctx_win, x20))))/flops_attn + x0*(2*n_attn*x1 + b*vocab*q_lm*x2 + x1*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x2*(n_ff_in + n_ff_out)) + x1*(f_idx*n_layers*x4*(xi_idx*x3 - xi_idx + 1) + w_idx*(2*x3 - 2)) + x26*numpy.where(x25, x5, 0))/flops
 
 
-def limit_nccl_1d_moe_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_1d_moe_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = bw_ar_inter**(-1.0)
     x1 = n_gpu**(-1.0)
     x2 = b*q_len
@@ -2630,59 +2887,74 @@ def limit_nccl_1d_moe_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_
     x22 = numpy.ceil(x21*x9)
     x23 = numpy.where(x17, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x7)), n_active, numpy.where(numpy.less_equal(n_experts, x7), n_experts, x7)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
     x24 = numpy.minimum(n_active, x19)
-    x25 = xi_ep*numpy.minimum(numpy.minimum(n_active, x19), numpy.ceil(x19*x9)) + (1 - xi_ep)*numpy.ceil(x24*x9)
-    x26 = x25**(-1.0)
-    x27 = (1 - x5)*numpy.maximum(x0*x24*x26*(x25 - 1), x11*x25*numpy.maximum(0, x24*x26 - 1))
-    x28 = n_layers*x16 + n_layers*numpy.where(numpy.where(x17, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x18, 1), numpy.less_equal(x7, 1), numpy.less_equal(x7/x18, 1)), 1, x7*numpy.where(numpy.less_equal(x18, 1), 1, x18**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x7, 1), 1, x7), 1)), 0, x15*numpy.maximum(x0*(x22 - 1), x11*x22*numpy.maximum(0, x21/x22 - 1))) + n_layers*numpy.where(numpy.where(x17, numpy.greater(x18, 1), False), x16 + numpy.where(x23, 0, x15*x27) + numpy.where(x23, 0, d_model*p_disp*x14*x27), 0) + (1/4)*x0*x1*x4*(n_pp - 1)
+    x25 = -x5
+    x26 = (xi_ep*numpy.minimum(numpy.minimum(n_active, x19), numpy.ceil(x19*x9)) + (1 - xi_ep)*numpy.ceil(x24*x9))**(-1.0)
+    x27 = x24*numpy.maximum(x11*numpy.maximum(0, x25 + x26), x0*numpy.minimum(x25 + 1, 1 - x26))
+    x28 = n_layers*x16 + n_layers*numpy.where(numpy.where(x17, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x18, 1), numpy.less_equal(x7, 1), numpy.less_equal(x7/x18, 1)), 1, x7*numpy.where(numpy.less_equal(x18, 1), 1, x18**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x7, 1), 1, x7), 1)), 0, x15*numpy.maximum(x0*(x22 - 1), x11*x22*numpy.maximum(0, x21/x22 - 1))) + n_layers*numpy.where(numpy.where(x17, numpy.greater(x18, 1), False), x16 + numpy.where(numpy.greater(sigma_attn, 1), numpy.where(x23, 0, x15*x27) + numpy.where(x23, 0, d_model*p_disp*x14*x27), 0), 0) + (1/4)*x0*x1*x4*(n_pp - 1)
     x29 = d_model*vocab
     x30 = s**(-1.0)
-    x31 = n_ff_in + n_ff_out
-    x32 = n_layers*x31
-    x33 = d_model*d_ff_shared*n_sh*x32
-    x34 = ctx + x12 - 1/2
-    x35 = 2*n_q
-    x36 = 2*d_rope
-    x37 = n_q*q_len
-    x38 = ctx + q_len - 1
-    x39 = ctx**2 - ctx
-    x40 = (1/2)/q_len
+    x31 = x2*x6
+    x32 = d_model*p
+    x33 = numpy.sqrt(d_model)
+    x34 = numpy.maximum(1, numpy.minimum(x20, numpy.sqrt(x21)*x33/numpy.sqrt(d_ff)))
+    x35 = p_act*x31
+    x36 = x3*x31
+    x37 = n_ff_in + n_ff_out
+    x38 = n_layers*x37
+    x39 = n_pp*x1/hbm_bw
+    x40 = kv_win*numpy.minimum(ctx, ctx_win)
     x41 = r_cmp**(-1.0)
-    x42 = x37*(4*c_kv + x36)*(x41*numpy.where(numpy.greater_equal(k_top, x38), x34, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x40*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x39))) + numpy.where(numpy.greater_equal(ctx_win, x38), x34, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x40*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x39))))
-    x43 = x2*x6
-    x44 = d_model*p
-    x45 = numpy.sqrt(d_model)
-    x46 = numpy.maximum(1, numpy.minimum(x20, numpy.sqrt(x21)*x45/numpy.sqrt(d_ff)))
-    x47 = p_act*x43
-    x48 = x3*x43
-    x49 = n_pp*x1/hbm_bw
-    x50 = kv_win*numpy.minimum(ctx, ctx_win)
-    x51 = b*numpy.maximum(1, x8)
-    x52 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x53 = x45*x52
-    x54 = numpy.minimum(x8, numpy.maximum(1, x53/numpy.sqrt(d_ff_shared)))
-    x55 = x47*x5
-    x56 = n_gpu/(n_pp**2*sigma_attn**2)
-    x57 = x4*x56
-    x58 = sigma_attn*n_layers
-    x59 = d_head*n_q
-    x60 = c_kv + c_q
-    x61 = n_q + x35/g
-    x62 = d_head*x61
-    x63 = numpy.sqrt(x60)
-    x64 = numpy.minimum(x8, numpy.maximum(1, x52*x63/x45))
-    x65 = numpy.sqrt(d_head)
-    x66 = numpy.minimum(x8, numpy.maximum(1, x53/(numpy.sqrt(n_q)*x65)))
-    x67 = p_act*x2*x56
-    x68 = numpy.minimum(x8, numpy.maximum(1, x52*numpy.sqrt(x61)*x65/x63))
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + p*(n_ff + w_idx*sigma_attn*(x8 - 1) + sigma_attn*(n_attn + x33)) + x51*(st_cmp + ctx*(kv_idx + kv_bytes) + x50))), 4*n_layers*t_kernel + x28*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x28, x1*(2*n_attn*x2 + 2*b*q_lm*x29 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x42, ctx*c_kv*x35*(d_head + d_nope) + x34*x37*(2*d_head + 2*d_nope + x36)), x42) + q_len*(f_idx*n_layers*x34*(xi_idx*x8 - xi_idx + 1) + w_idx*(2*x8 - 2))) + x2*(2*n_ff*x30 + 2*x33))/flops), x49*(n_experts*x32*(1 - (1 - x30)**x43)*(d_ff*x30*x46*x47 + d_ff*x44 + x21*x30*x48/x46) + p_emb*x29) + x49*(w_idx*p*x7 + n_sh*x31*x58*(d_ff_shared*x44 + d_ff_shared*x54*x55 + x57/x54) + x51*x6*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x41 + x50) + x58*(p*x60*x62 + x44*x59 + x44*x60 + x48*x5*x64 + x55*x59*x66 + x55*x60*x68 + x57/x66 + x60*x67/x64 + x62*x67/x68))), numpy.inf)
+    x42 = b*numpy.maximum(1, x8)
+    x43 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x44 = x33*x43
+    x45 = numpy.minimum(x8, numpy.maximum(1, x44/numpy.sqrt(d_ff_shared)))
+    x46 = x35*x5
+    x47 = n_gpu/(n_pp**2*sigma_attn**2)
+    x48 = x4*x47
+    x49 = sigma_attn*n_layers
+    x50 = d_head*n_q
+    x51 = c_kv + c_q
+    x52 = 2*n_q
+    x53 = n_q + x52/g
+    x54 = d_head*x53
+    x55 = numpy.sqrt(x51)
+    x56 = numpy.minimum(x8, numpy.maximum(1, x43*x55/x33))
+    x57 = numpy.sqrt(d_head)
+    x58 = numpy.minimum(x8, numpy.maximum(1, x44/(numpy.sqrt(n_q)*x57)))
+    x59 = p_act*x2*x47
+    x60 = numpy.minimum(x8, numpy.maximum(1, x43*numpy.sqrt(x53)*x57/x55))
+    x61 = d_model*d_ff_shared*n_sh*x38
+    x62 = ctx + x12 - 1/2
+    x63 = ctx*c_kv*x52*(d_head + d_nope)
+    x64 = ctx + q_len - 1
+    x65 = numpy.greater_equal(ctx_win, x64)
+    x66 = numpy.greater_equal(k_top, x64)
+    x67 = numpy.greater(xi_mha, 0)
+    x68 = x41*x62
+    x69 = 2*d_rope
+    x70 = n_q*q_len
+    x71 = x70*(4*c_kv + x69)
+    x72 = x62*x70*(2*d_head + 2*d_nope + x69)
+    x73 = x63 + x72
+    x74 = numpy.greater_equal(ctx, ctx_win)
+    x75 = ctx**2 - ctx
+    x76 = (1/2)/q_len
+    x77 = x76*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x75)
+    x78 = numpy.greater_equal(ctx, k_top)
+    x79 = k_top*x41
+    x80 = x76*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x75)
+    x81 = x41*x80
+    x82 = numpy.where(numpy.logical_and(x65, x66), numpy.logical_and(x67, numpy.greater(x71*(x62 + x68), x73)), numpy.where(numpy.logical_and(x66, x74), numpy.logical_and(x67, numpy.greater(x71*(ctx_win + x68), x73)), numpy.where(x66, numpy.logical_and(x67, numpy.less(x73, x71*(x68 + x77))), numpy.where(numpy.logical_and(x65, x78), numpy.logical_and(x67, numpy.greater(x71*(x62 + x79), x73)), numpy.where(numpy.logical_and(x74, x78), numpy.logical_and(x67, numpy.greater(x71*(ctx_win + x79), x73)), numpy.where(x78, numpy.logical_and(x67, numpy.less(x73, x71*(x77 + x79))), numpy.where(x65, numpy.logical_and(x67, numpy.less(x73, x71*(x62 + x81))), numpy.where(x74, numpy.logical_and(x67, numpy.less(x73, x71*(ctx_win + x81))), numpy.logical_and(x67, numpy.less(x73, x71*(x77 + x81)))))))))))
+    x83 = b*n_layers
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + p*(n_ff + w_idx*sigma_attn*(x8 - 1) + sigma_attn*(n_attn + x61)) + x42*(st_cmp + ctx*(kv_idx + kv_bytes) + x40))), 4*n_layers*t_kernel + x28*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x28, x1*x83*numpy.where(x82, x72, x71*(x41*numpy.where(x66, x62, numpy.where(x78, k_top, x80)) + numpy.where(x65, x62, numpy.where(x74, ctx_win, x77))))/flops_attn + x1*(2*n_attn*x2 + 2*b*q_lm*x29 + x2*(2*n_ff*x30 + 2*x61) + x2*(f_idx*n_layers*x62*(xi_idx*x8 - xi_idx + 1) + w_idx*(2*x8 - 2)) + x83*numpy.where(x82, x63, 0))/flops), x39*(n_experts*x38*(1 - (1 - x30)**x31)*(d_ff*x30*x34*x35 + d_ff*x32 + x21*x30*x36/x34) + p_emb*x29) + x39*(w_idx*p*x7 + n_sh*x37*x49*(d_ff_shared*x32 + d_ff_shared*x45*x46 + x48/x45) + x42*x6*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x41 + x40) + x49*(p*x51*x54 + x32*x50 + x32*x51 + x36*x5*x56 + x46*x50*x58 + x46*x51*x60 + x48/x58 + x51*x59/x56 + x54*x59/x60))), numpy.inf)
 
 
-def limit_nccl_1d_moe_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_1d_moe_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_gpu/(n_pp*sigma_attn)
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, x0) + p*(n_ff + w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))))), 1, 0)
 
 
-def limit_nccl_1d_moe_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_1d_moe_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = bw_ar_inter**(-1.0)
     x1 = b*q_len
     x2 = d_model*p_act/n_gpu
@@ -2696,11 +2968,11 @@ def limit_nccl_1d_moe_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_ac
     return 4*n_layers*t_kernel + n_layers*numpy.where(numpy.where(x5, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x7, 1), numpy.less_equal(x6, 1), numpy.less_equal(x6/x7, 1)), 1, x6*numpy.where(numpy.less_equal(x7, 1), 1, x7**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x6, 1), 1, x6), 1)), 0, x2*x4*numpy.maximum(x0*(x9 - 1), x9*numpy.maximum(0, x8/x9 - 1)/bw_ar_intra)) + (1/4)*x0*x1*x2*(n_pp - 1)
 
 
-def limit_nccl_1d_moe_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_1d_moe_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return 0
 
 
-def limit_nccl_1d_moe_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_1d_moe_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = bw_ar_inter**(-1.0)
     x1 = n_gpu**(-1.0)
     x2 = b*q_len
@@ -2722,13 +2994,13 @@ def limit_nccl_1d_moe_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, 
     x18 = numpy.ceil(x17*x7)
     x19 = numpy.where(x14, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x5)), n_active, numpy.where(numpy.less_equal(n_experts, x5), n_experts, x5)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
     x20 = numpy.minimum(n_active, x16)
-    x21 = xi_ep*numpy.minimum(numpy.minimum(n_active, x16), numpy.ceil(x16*x7)) + (1 - xi_ep)*numpy.ceil(x20*x7)
-    x22 = x21**(-1.0)
-    x23 = (1 - x3)*numpy.maximum(x0*x20*x22*(x21 - 1), x21*x9*numpy.maximum(0, x20*x22 - 1))
-    return (1/4)*d_model*p_act*x0*x1*x2*(n_pp - 1) + n_layers*x13 + n_layers*numpy.where(numpy.where(x14, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x15, 1), numpy.less_equal(x5, 1), numpy.less_equal(x5/x15, 1)), 1, x5*numpy.where(numpy.less_equal(x15, 1), 1, x15**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x5, 1), 1, x5), 1)), 0, x12*numpy.maximum(x0*(x18 - 1), x18*x9*numpy.maximum(0, x17/x18 - 1))) + n_layers*numpy.where(numpy.where(x14, numpy.greater(x15, 1), False), x13 + numpy.where(x19, 0, x12*x23) + numpy.where(x19, 0, p_disp*x11*x23), 0)
+    x21 = -x3
+    x22 = (xi_ep*numpy.minimum(numpy.minimum(n_active, x16), numpy.ceil(x16*x7)) + (1 - xi_ep)*numpy.ceil(x20*x7))**(-1.0)
+    x23 = x20*numpy.maximum(x9*numpy.maximum(0, x21 + x22), x0*numpy.minimum(x21 + 1, 1 - x22))
+    return (1/4)*d_model*p_act*x0*x1*x2*(n_pp - 1) + n_layers*x13 + n_layers*numpy.where(numpy.where(x14, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x15, 1), numpy.less_equal(x5, 1), numpy.less_equal(x5/x15, 1)), 1, x5*numpy.where(numpy.less_equal(x15, 1), 1, x15**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x5, 1), 1, x5), 1)), 0, x12*numpy.maximum(x0*(x18 - 1), x18*x9*numpy.maximum(0, x17/x18 - 1))) + n_layers*numpy.where(numpy.where(x14, numpy.greater(x15, 1), False), x13 + numpy.where(numpy.greater(sigma_attn, 1), numpy.where(x19, 0, x12*x23) + numpy.where(x19, 0, p_disp*x11*x23), 0), 0)
 
 
-def limit_nccl_1d_moe_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_1d_moe_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = bw_ar_inter**(-1.0)
     x1 = b*q_len
     x2 = n_gpu**(-1.0)
@@ -2744,45 +3016,60 @@ def limit_nccl_1d_moe_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx,
     x12 = numpy.ceil(x11/node_size)
     x13 = n_layers*numpy.where(numpy.where(x7, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x9, 1), numpy.less_equal(x8, 1), numpy.less_equal(x8/x9, 1)), 1, x8*numpy.where(numpy.less_equal(x9, 1), 1, x9**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x8, 1), 1, x8), 1)), 0, b*x3*x4*numpy.maximum(x0*(x12 - 1), x12*numpy.maximum(0, x11/x12 - 1)/bw_ar_intra)) + (1/4)*x0*x1*x3*(n_pp - 1)
     x14 = d_model*vocab
-    x15 = s**(-1.0)
-    x16 = n_ff_in + n_ff_out
-    x17 = n_sh*x16
-    x18 = d_model*d_ff_shared*n_layers*x17
-    x19 = x8/sigma_attn
-    x20 = ctx + x4 - 1/2
-    x21 = 2*n_q
-    x22 = 2*d_rope
-    x23 = n_q*q_len
-    x24 = ctx + q_len - 1
-    x25 = ctx**2 - ctx
-    x26 = (1/2)/q_len
-    x27 = r_cmp**(-1.0)
-    x28 = x23*(4*c_kv + x22)*(x27*numpy.where(numpy.greater_equal(k_top, x24), x20, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x26*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x25))) + numpy.where(numpy.greater_equal(ctx_win, x24), x20, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x26*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x25))))
-    x29 = kv_win*numpy.minimum(ctx, ctx_win)
-    x30 = d_head*n_q
-    x31 = d_model*p
-    x32 = c_kv + c_q
-    x33 = x1*x5
-    x34 = p_act*x33
-    x35 = d_head*(n_q + x21/g)
-    x36 = numpy.maximum(1, numpy.minimum(x10, numpy.sqrt(d_model)*numpy.sqrt(x11)/numpy.sqrt(d_ff)))
-    x37 = x15*x34
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(st_cmp + ctx*(kv_idx + kv_bytes) + x29) + p*(n_attn + n_ff + w_idx*(x8 - 1) + x18))), 4*n_layers*t_kernel + x13*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x13, x2*(2*n_attn*x1 + 2*b*q_lm*x14 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x28, ctx*c_kv*x21*(d_head + d_nope) + x20*x23*(2*d_head + 2*d_nope + x22)), x28) + q_len*(f_idx*n_layers*x20*(xi_idx*x19 - xi_idx + 1) + w_idx*(2*x19 - 2))) + x1*(2*n_ff*x15 + 2*x18))/flops), n_pp*x2*(w_idx*p*x8 + n_layers*(n_experts*x16*(1 - (1 - x15)**x33)*(d_ff*x31 + d_ff*x36*x37 + d_model*x11*x37/x36) + p*x32*x35 + x17*(d_ff_shared*x31 + x34*(d_model + d_ff_shared)) + x30*x31 + x31*x32 + x34*(d_model + x30) + x34*(d_model + x32) + x34*(x32 + x35)) + p_emb*x14 + x6*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x27 + x29))/hbm_bw), numpy.inf)
+    x15 = kv_win*numpy.minimum(ctx, ctx_win)
+    x16 = r_cmp**(-1.0)
+    x17 = d_head*n_q
+    x18 = d_model*p
+    x19 = c_kv + c_q
+    x20 = q_len*x6
+    x21 = p_act*x20
+    x22 = 2*n_q
+    x23 = d_head*(n_q + x22/g)
+    x24 = n_ff_in + n_ff_out
+    x25 = n_sh*x24
+    x26 = s**(-1.0)
+    x27 = numpy.maximum(1, numpy.minimum(x10, numpy.sqrt(d_model)*numpy.sqrt(x11)/numpy.sqrt(d_ff)))
+    x28 = x21*x26
+    x29 = d_model*d_ff_shared*n_layers*x25
+    x30 = x8/sigma_attn
+    x31 = ctx + x4 - 1/2
+    x32 = ctx*c_kv*x22*(d_head + d_nope)
+    x33 = ctx + q_len - 1
+    x34 = numpy.greater_equal(ctx_win, x33)
+    x35 = numpy.greater_equal(k_top, x33)
+    x36 = numpy.greater(xi_mha, 0)
+    x37 = x16*x31
+    x38 = 2*d_rope
+    x39 = n_q*q_len
+    x40 = x39*(4*c_kv + x38)
+    x41 = x31*x39*(2*d_head + 2*d_nope + x38)
+    x42 = x32 + x41
+    x43 = numpy.greater_equal(ctx, ctx_win)
+    x44 = ctx**2 - ctx
+    x45 = (1/2)/q_len
+    x46 = x45*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x44)
+    x47 = numpy.greater_equal(ctx, k_top)
+    x48 = k_top*x16
+    x49 = x45*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x44)
+    x50 = x16*x49
+    x51 = numpy.where(numpy.logical_and(x34, x35), numpy.logical_and(x36, numpy.greater(x40*(x31 + x37), x42)), numpy.where(numpy.logical_and(x35, x43), numpy.logical_and(x36, numpy.greater(x40*(ctx_win + x37), x42)), numpy.where(x35, numpy.logical_and(x36, numpy.less(x42, x40*(x37 + x46))), numpy.where(numpy.logical_and(x34, x47), numpy.logical_and(x36, numpy.greater(x40*(x31 + x48), x42)), numpy.where(numpy.logical_and(x43, x47), numpy.logical_and(x36, numpy.greater(x40*(ctx_win + x48), x42)), numpy.where(x47, numpy.logical_and(x36, numpy.less(x42, x40*(x46 + x48))), numpy.where(x34, numpy.logical_and(x36, numpy.less(x42, x40*(x31 + x50))), numpy.where(x43, numpy.logical_and(x36, numpy.less(x42, x40*(ctx_win + x50))), numpy.logical_and(x36, numpy.less(x42, x40*(x46 + x50)))))))))))
+    x52 = b*n_layers
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(st_cmp + ctx*(kv_idx + kv_bytes) + x15) + p*(n_attn + n_ff + w_idx*(x8 - 1) + x29))), 4*n_layers*t_kernel + x13*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x13, x2*x52*numpy.where(x51, x41, x40*(x16*numpy.where(x35, x31, numpy.where(x47, k_top, x49)) + numpy.where(x34, x31, numpy.where(x43, ctx_win, x46))))/flops_attn + x2*(2*n_attn*x1 + 2*b*q_lm*x14 + x1*(2*n_ff*x26 + 2*x29) + x1*(f_idx*n_layers*x31*(xi_idx*x30 - xi_idx + 1) + w_idx*(2*x30 - 2)) + x52*numpy.where(x51, x32, 0))/flops), n_pp*x2*(w_idx*p*x8 + n_layers*(n_experts*x24*(1 - (1 - x26)**x20)*(d_ff*x18 + d_ff*x27*x28 + d_model*x11*x28/x27) + p*x19*x23 + x17*x18 + x18*x19 + x21*(d_model + x17) + x21*(d_model + x19) + x21*(x19 + x23) + x25*(d_ff_shared*x18 + x21*(d_model + d_ff_shared))) + p_emb*x14 + x6*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x16 + x15))/hbm_bw), numpy.inf)
 
 
-def limit_nccl_1d_moe_mla__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_1d_moe_mla__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def limit_nccl_1d_moe_mla__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_1d_moe_mla__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return 0
 
 
-def limit_nccl_1d_moe_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_1d_moe_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def limit_nccl_1d_moe_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_1d_moe_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
     x2 = b*x0
@@ -2801,11 +3088,11 @@ def limit_nccl_1d_moe_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, 
     return n_pp*(w_idx*p*x1 + d_model*vocab*p_emb + n_layers*(n_experts*x9*(1 - (1 - x10)**x6)*(d_ff*x13*x14 + d_ff*x4 + d_model*x12*x14/x13) + n_sh*x9*(d_ff_shared*x4 + x7*(d_model + d_ff_shared)) + p*x5*x8 + x3*x4 + x4*x5 + x7*(d_model + x3) + x7*(d_model + x5) + x7*(x5 + x8)) + x2*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp))/(hbm_bw*n_gpu)
 
 
-def limit_nccl_1d_moe_mla__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_1d_moe_mla__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes)) + p*(n_attn + n_ff + w_idx*(n_gpu/n_pp - 1) + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
-def limit_nccl_1d_moe_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_1d_moe_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = bw_ar_inter**(-1.0)
     x1 = b*q_len
     x2 = n_gpu**(-1.0)
@@ -2832,9 +3119,9 @@ def limit_nccl_1d_moe_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_ac
     x23 = numpy.where(numpy.less_equal(x21, 1), 0, x19*numpy.maximum(x0*(x22 - 1), x17*x22*numpy.maximum(0, x21/x22 - 1)))
     x24 = numpy.where(x9, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x10)), n_active, numpy.where(numpy.less_equal(n_experts, x10), n_experts, x10)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
     x25 = numpy.minimum(n_active, x13)
-    x26 = xi_ep*numpy.minimum(numpy.minimum(n_active, x13), numpy.ceil(x12*x13)) + (1 - xi_ep)*numpy.ceil(x12*x25)
-    x27 = x26**(-1.0)
-    x28 = (1 - x20)*numpy.maximum(x0*x25*x27*(x26 - 1), x17*x26*numpy.maximum(0, x25*x27 - 1))
+    x26 = -x20
+    x27 = (xi_ep*numpy.minimum(numpy.minimum(n_active, x13), numpy.ceil(x12*x13)) + (1 - xi_ep)*numpy.ceil(x12*x25))**(-1.0)
+    x28 = x25*numpy.maximum(x17*numpy.maximum(0, x26 + x27), x0*numpy.minimum(x26 + 1, 1 - x27))
     x29 = d_model*vocab
     x30 = p_emb*x29
     x31 = n_ff_in + n_ff_out
@@ -2875,19 +3162,34 @@ def limit_nccl_1d_moe_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_ac
     x66 = p*x55*x65 + x34*x55 + x34*x64
     x67 = d_model*d_ff_shared*n_layers*x54
     x68 = ctx + x6 - 1/2
-    x69 = 2*d_rope
-    x70 = n_q*q_len
-    x71 = ctx + q_len - 1
-    x72 = ctx**2 - ctx
-    x73 = (1/2)/q_len
-    x74 = x70*(4*c_kv + x69)*(x44*numpy.where(numpy.greater_equal(k_top, x71), x68, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x73*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x72))) + numpy.where(numpy.greater_equal(ctx_win, x71), x68, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x73*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x72))))
-    x75 = n_unembed*p_emb
-    x76 = b*(st_cmp + ctx*(kv_idx + kv_bytes) + x43)
-    x77 = n_attn + x67
-    return 4*n_layers*t_kernel, n_layers*numpy.where(numpy.where(x9, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x11, 1), numpy.less_equal(x10, 1), numpy.less_equal(x10/x11, 1)), 1, x10*numpy.where(numpy.less_equal(x11, 1), 1, x11**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x10, 1), 1, x10), 1)), 0, x19*numpy.maximum(x0*(x16 - 1), x16*x17*numpy.maximum(0, x15/x16 - 1))) + x5, n_layers*x23 + n_layers*numpy.where(numpy.where(x9, numpy.greater(x11, 1), False), x23 + numpy.where(x24, 0, x19*x28) + numpy.where(x24, 0, d_model*p_disp*x18*x2*x28), 0), x40*(n_layers*x39 + x30) + x40*(x41 + x42*x45 + x53*x54*(d_ff_shared*x49*x50 + x46 + x52/x49) + x53*(d_model*x50*x57 + x50*x55*x61 + x50*x62*x64 + x52/x62 + x55*x63/x57 + x66 + x63*x65/x61)), x2*(2*n_attn*x1 + 2*b*q_lm*x29 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x74, ctx*c_kv*x59*(d_head + d_nope) + x68*x70*(2*d_head + 2*d_nope + x69)), x74) + q_len*(f_idx*n_layers*x68*(xi_idx*x21 - xi_idx + 1) + w_idx*(2*x21 - 2))) + x1*(2*n_ff*x32 + 2*x67))/flops, p*(n_ff + w_idx*sigma_attn*(x21 - 1) + sigma_attn*x77) + x42*x76 + x75, x5, x40*(n_layers*(x37*(d_model + x55) + x37*(d_model + x64) + x37*(x55 + x65) + x39 + x54*(x37*(d_model + d_ff_shared) + x46) + x66) + x30 + x41 + x45), p*(n_ff + w_idx*(x10 - 1) + x77) + x75 + x76
+    x69 = ctx*c_kv*x59*(d_head + d_nope)
+    x70 = ctx + q_len - 1
+    x71 = numpy.greater_equal(ctx_win, x70)
+    x72 = numpy.greater_equal(k_top, x70)
+    x73 = numpy.greater(xi_mha, 0)
+    x74 = x44*x68
+    x75 = 2*d_rope
+    x76 = n_q*q_len
+    x77 = x76*(4*c_kv + x75)
+    x78 = x68*x76*(2*d_head + 2*d_nope + x75)
+    x79 = x69 + x78
+    x80 = numpy.greater_equal(ctx, ctx_win)
+    x81 = ctx**2 - ctx
+    x82 = (1/2)/q_len
+    x83 = x82*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x81)
+    x84 = numpy.greater_equal(ctx, k_top)
+    x85 = k_top*x44
+    x86 = x82*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x81)
+    x87 = x44*x86
+    x88 = numpy.where(numpy.logical_and(x71, x72), numpy.logical_and(x73, numpy.greater(x77*(x68 + x74), x79)), numpy.where(numpy.logical_and(x72, x80), numpy.logical_and(x73, numpy.greater(x77*(ctx_win + x74), x79)), numpy.where(x72, numpy.logical_and(x73, numpy.less(x79, x77*(x74 + x83))), numpy.where(numpy.logical_and(x71, x84), numpy.logical_and(x73, numpy.greater(x77*(x68 + x85), x79)), numpy.where(numpy.logical_and(x80, x84), numpy.logical_and(x73, numpy.greater(x77*(ctx_win + x85), x79)), numpy.where(x84, numpy.logical_and(x73, numpy.less(x79, x77*(x83 + x85))), numpy.where(x71, numpy.logical_and(x73, numpy.less(x79, x77*(x68 + x87))), numpy.where(x80, numpy.logical_and(x73, numpy.less(x79, x77*(ctx_win + x87))), numpy.logical_and(x73, numpy.less(x79, x77*(x83 + x87)))))))))))
+    x89 = b*n_layers
+    x90 = n_unembed*p_emb
+    x91 = b*(st_cmp + ctx*(kv_idx + kv_bytes) + x43)
+    x92 = n_attn + x67
+    return 4*n_layers*t_kernel, n_layers*numpy.where(numpy.where(x9, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x11, 1), numpy.less_equal(x10, 1), numpy.less_equal(x10/x11, 1)), 1, x10*numpy.where(numpy.less_equal(x11, 1), 1, x11**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x10, 1), 1, x10), 1)), 0, x19*numpy.maximum(x0*(x16 - 1), x16*x17*numpy.maximum(0, x15/x16 - 1))) + x5, n_layers*x23 + n_layers*numpy.where(numpy.where(x9, numpy.greater(x11, 1), False), x23 + numpy.where(numpy.greater(sigma_attn, 1), numpy.where(x24, 0, x19*x28) + numpy.where(x24, 0, d_model*p_disp*x18*x2*x28), 0), 0), x40*(n_layers*x39 + x30) + x40*(x41 + x42*x45 + x53*x54*(d_ff_shared*x49*x50 + x46 + x52/x49) + x53*(d_model*x50*x57 + x50*x55*x61 + x50*x62*x64 + x52/x62 + x55*x63/x57 + x66 + x63*x65/x61)), x2*x89*numpy.where(x88, x78, x77*(x44*numpy.where(x72, x68, numpy.where(x84, k_top, x86)) + numpy.where(x71, x68, numpy.where(x80, ctx_win, x83))))/flops_attn + x2*(2*n_attn*x1 + 2*b*q_lm*x29 + x1*(2*n_ff*x32 + 2*x67) + x1*(f_idx*n_layers*x68*(xi_idx*x21 - xi_idx + 1) + w_idx*(2*x21 - 2)) + x89*numpy.where(x88, x69, 0))/flops, p*(n_ff + w_idx*sigma_attn*(x21 - 1) + sigma_attn*x92) + x42*x91 + x90, x5, x40*(n_layers*(x37*(d_model + x55) + x37*(d_model + x64) + x37*(x55 + x65) + x39 + x54*(x37*(d_model + d_ff_shared) + x46) + x66) + x30 + x41 + x45), p*(n_ff + w_idx*(x10 - 1) + x92) + x90 + x91
 
 
-def limit_nccl_1d_moe_mla__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_1d_moe_mla__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = 4*n_layers*t_kernel
     x1 = 1 - omega_net
     x2 = bw_ar_inter**(-1.0)
@@ -2914,96 +3216,111 @@ def limit_nccl_1d_moe_mla__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_a
     x23 = x22*x6
     x24 = n_layers*numpy.where(numpy.where(x11, numpy.less_equal(x14, 1), numpy.less_equal(x15, 1)), 0, x23*numpy.maximum(x2*(x20 - 1), x20*x21*numpy.maximum(0, x19/x20 - 1))) + x7
     x25 = d_model*vocab
-    x26 = s**(-1.0)
-    x27 = n_ff_in + n_ff_out
-    x28 = d_ff_shared*n_sh
-    x29 = d_model*n_layers*x27*x28
-    x30 = sigma_attn**(-1.0)
-    x31 = x12*x30
-    x32 = ctx + x8 - 1/2
-    x33 = 2*n_q
-    x34 = 2*d_rope
-    x35 = n_q*q_len
-    x36 = ctx + q_len - 1
-    x37 = ctx**2 - ctx
-    x38 = (1/2)/q_len
-    x39 = r_cmp**(-1.0)
-    x40 = x35*(4*c_kv + x34)*(x39*numpy.where(numpy.greater_equal(k_top, x36), x32, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x38*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x37))) + numpy.where(numpy.greater_equal(ctx_win, x36), x32, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x38*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x37))))
-    x41 = x4*(2*n_attn*x3 + 2*b*q_lm*x25 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x40, ctx*c_kv*x33*(d_head + d_nope) + x32*x35*(2*d_head + 2*d_nope + x34)), x40) + q_len*(f_idx*n_layers*x32*(xi_idx*x31 - xi_idx + 1) + w_idx*(2*x31 - 2))) + x3*(2*n_ff*x26 + 2*x29))/flops
-    x42 = p_emb*x25
-    x43 = w_idx*p*x12
-    x44 = kv_win*numpy.minimum(ctx, ctx_win)
-    x45 = x10*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x39 + x44)
-    x46 = d_model*p
-    x47 = d_ff_shared*x46
-    x48 = x3*x9
-    x49 = p_act*x48
-    x50 = n_sh*x27
-    x51 = numpy.sqrt(d_model)
-    x52 = numpy.sqrt(x19)
-    x53 = numpy.maximum(1, numpy.minimum(x18, x51*x52/numpy.sqrt(d_ff)))
-    x54 = x26*x49
-    x55 = n_experts*x27*(1 - (1 - x26)**x48)*(d_ff*x46 + d_ff*x53*x54 + d_model*x19*x54/x53)
-    x56 = d_head*n_q
-    x57 = c_kv + c_q
-    x58 = n_q + x33/g
-    x59 = d_head*x58
-    x60 = p*x57*x59 + x46*x56 + x46*x57
-    x61 = n_pp*x4/hbm_bw
-    x62 = x61*(n_layers*(x49*(d_model + x56) + x49*(d_model + x57) + x49*(x57 + x59) + x50*(x47 + x49*(d_model + d_ff_shared)) + x55 + x60) + x42 + x43 + x45)
-    x63 = numpy.greater_equal(n_gpu, n_pp)
-    x64 = numpy.less_equal(n_pp, b)
-    x65 = hbm_cap*n_gpu
-    x66 = n_unembed*p_emb
-    x67 = b*(st_cmp + ctx*(kv_idx + kv_bytes) + x44)
-    x68 = n_attn + x29
-    x69 = numpy.logical_and(numpy.logical_and(x63, x64), numpy.greater_equal(x65, p*(n_ff + w_idx*(x12 - 1) + x68) + x66 + x67))
-    x70 = numpy.ceil(x16*x31)
-    x71 = numpy.where(numpy.less_equal(x31, 1), 0, x23*numpy.maximum(x2*(x70 - 1), x21*x70*numpy.maximum(0, x31/x70 - 1)))
-    x72 = numpy.where(x11, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x12)), n_active, numpy.where(numpy.less_equal(n_experts, x12), n_experts, x12)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
-    x73 = numpy.minimum(n_active, x17)
-    x74 = xi_ep*numpy.minimum(numpy.minimum(n_active, x17), numpy.ceil(x16*x17)) + (1 - xi_ep)*numpy.ceil(x16*x73)
-    x75 = x74**(-1.0)
-    x76 = (1 - x30)*numpy.maximum(x2*x73*x75*(x74 - 1), x21*x74*numpy.maximum(0, x73*x75 - 1))
-    x77 = x22*x4
-    x78 = numpy.where(x72, 0, x23*x76) + numpy.where(x72, 0, d_model*p_disp*x76*x77)
-    x79 = numpy.where(x11, numpy.greater(x13, 1), False)
-    x80 = n_layers*x71 + n_layers*numpy.where(x79, x71 + x78, 0) + x24
-    x81 = numpy.maximum(1, x31)
-    x82 = numpy.sqrt(n_gpu)
-    x83 = 1/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x84 = x82*x83
-    x85 = x51*x84
-    x86 = numpy.minimum(x31, numpy.maximum(1, x85/numpy.sqrt(d_ff_shared)))
-    x87 = x30*x49
-    x88 = n_gpu*x3/(n_pp**2*sigma_attn**2)
-    x89 = x5*x88
-    x90 = sigma_attn*n_layers
-    x91 = numpy.sqrt(x57)
-    x92 = numpy.minimum(x31, numpy.maximum(1, x84*x91/x51))
-    x93 = numpy.sqrt(d_head)
-    x94 = numpy.minimum(x31, numpy.maximum(1, numpy.sqrt(x58)*x84*x93/x91))
-    x95 = numpy.minimum(x31, numpy.maximum(1, x85/(numpy.sqrt(n_q)*x93)))
-    x96 = p_act*x88
-    x97 = x61*(n_layers*x55 + x42) + x61*(x43 + x45*x81 + x50*x90*(d_ff_shared*x86*x87 + x47 + x89/x86) + x90*(d_model*x87*x92 + x56*x87*x95 + x57*x87*x94 + x57*x96/x92 + x59*x96/x94 + x60 + x89/x95))
-    x98 = numpy.logical_and(numpy.logical_and(x63, x64), numpy.greater_equal(x65, p*(n_ff + w_idx*sigma_attn*(x31 - 1) + sigma_attn*x68) + x66 + x67*x81))
-    x99 = numpy.where(x11, numpy.less_equal(numpy.sqrt(x14), 1), numpy.less_equal(numpy.sqrt(x15), 1))
-    x100 = numpy.sqrt(x20)
-    x101 = numpy.maximum(x2*(x100 - 1), x100*x21*numpy.maximum(0, -1 + x52/x100))
-    x102 = p_act*x77
-    x103 = n_layers*(numpy.where(x99, 0, n_ff_out*x101*x23) + numpy.where(x99, 0, n_ff_in*x101*x102*(d_ff*n_active + x28))) + x7
-    x104 = numpy.less_equal(x84, 1)
-    x105 = numpy.sqrt(x70)
-    x106 = numpy.maximum(x2*(x105 - 1), x105*x21*numpy.maximum(0, -1 + x84/x105))
-    x107 = n_layers*(numpy.where(x104, 0, x106*x23) + numpy.where(x104, 0, x102*x106*x59)) + n_layers*numpy.where(x79, x78 + numpy.where(x104, 0, x106*x22*x5*x83/x82), 0) + x103
-    return numpy.where(x69, x0 + x1*x24 + numpy.maximum(numpy.maximum(x41, x62), omega_net*x24), numpy.inf), numpy.where(x98, x0 + x1*x80 + numpy.maximum(numpy.maximum(x41, x97), omega_net*x80), numpy.inf), numpy.where(x69, x0 + x1*x103 + numpy.maximum(numpy.maximum(x41, x62), omega_net*x103), numpy.inf), numpy.where(x98, x0 + x1*x107 + numpy.maximum(numpy.maximum(x41, x97), omega_net*x107), numpy.inf)
+    x26 = p_emb*x25
+    x27 = w_idx*p*x12
+    x28 = kv_win*numpy.minimum(ctx, ctx_win)
+    x29 = r_cmp**(-1.0)
+    x30 = x10*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x29 + x28)
+    x31 = d_model*p
+    x32 = d_ff_shared*x31
+    x33 = q_len*x10
+    x34 = p_act*x33
+    x35 = n_ff_in + n_ff_out
+    x36 = n_sh*x35
+    x37 = s**(-1.0)
+    x38 = numpy.sqrt(d_model)
+    x39 = numpy.sqrt(x19)
+    x40 = numpy.maximum(1, numpy.minimum(x18, x38*x39/numpy.sqrt(d_ff)))
+    x41 = x34*x37
+    x42 = n_experts*x35*(1 - (1 - x37)**x33)*(d_ff*x31 + d_ff*x40*x41 + d_model*x19*x41/x40)
+    x43 = d_head*n_q
+    x44 = c_kv + c_q
+    x45 = 2*n_q
+    x46 = n_q + x45/g
+    x47 = d_head*x46
+    x48 = p*x44*x47 + x31*x43 + x31*x44
+    x49 = n_pp*x4/hbm_bw
+    x50 = x49*(n_layers*(x34*(d_model + x43) + x34*(d_model + x44) + x34*(x44 + x47) + x36*(x32 + x34*(d_model + d_ff_shared)) + x42 + x48) + x26 + x27 + x30)
+    x51 = d_ff_shared*n_sh
+    x52 = d_model*n_layers*x35*x51
+    x53 = sigma_attn**(-1.0)
+    x54 = x12*x53
+    x55 = ctx + x8 - 1/2
+    x56 = ctx*c_kv*x45*(d_head + d_nope)
+    x57 = ctx + q_len - 1
+    x58 = numpy.greater_equal(ctx_win, x57)
+    x59 = numpy.greater_equal(k_top, x57)
+    x60 = numpy.greater(xi_mha, 0)
+    x61 = x29*x55
+    x62 = 2*d_rope
+    x63 = n_q*q_len
+    x64 = x63*(4*c_kv + x62)
+    x65 = x55*x63*(2*d_head + 2*d_nope + x62)
+    x66 = x56 + x65
+    x67 = numpy.greater_equal(ctx, ctx_win)
+    x68 = ctx**2 - ctx
+    x69 = (1/2)/q_len
+    x70 = x69*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x68)
+    x71 = numpy.greater_equal(ctx, k_top)
+    x72 = k_top*x29
+    x73 = x69*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x68)
+    x74 = x29*x73
+    x75 = numpy.where(numpy.logical_and(x58, x59), numpy.logical_and(x60, numpy.greater(x64*(x55 + x61), x66)), numpy.where(numpy.logical_and(x59, x67), numpy.logical_and(x60, numpy.greater(x64*(ctx_win + x61), x66)), numpy.where(x59, numpy.logical_and(x60, numpy.less(x66, x64*(x61 + x70))), numpy.where(numpy.logical_and(x58, x71), numpy.logical_and(x60, numpy.greater(x64*(x55 + x72), x66)), numpy.where(numpy.logical_and(x67, x71), numpy.logical_and(x60, numpy.greater(x64*(ctx_win + x72), x66)), numpy.where(x71, numpy.logical_and(x60, numpy.less(x66, x64*(x70 + x72))), numpy.where(x58, numpy.logical_and(x60, numpy.less(x66, x64*(x55 + x74))), numpy.where(x67, numpy.logical_and(x60, numpy.less(x66, x64*(ctx_win + x74))), numpy.logical_and(x60, numpy.less(x66, x64*(x70 + x74)))))))))))
+    x76 = b*n_layers
+    x77 = x4*x76*numpy.where(x75, x65, x64*(x29*numpy.where(x59, x55, numpy.where(x71, k_top, x73)) + numpy.where(x58, x55, numpy.where(x67, ctx_win, x70))))/flops_attn + x4*(2*n_attn*x3 + 2*b*q_lm*x25 + x3*(2*n_ff*x37 + 2*x52) + x3*(f_idx*n_layers*x55*(xi_idx*x54 - xi_idx + 1) + w_idx*(2*x54 - 2)) + x76*numpy.where(x75, x56, 0))/flops
+    x78 = numpy.greater_equal(n_gpu, n_pp)
+    x79 = numpy.less_equal(n_pp, b)
+    x80 = hbm_cap*n_gpu
+    x81 = n_unembed*p_emb
+    x82 = b*(st_cmp + ctx*(kv_idx + kv_bytes) + x28)
+    x83 = n_attn + x52
+    x84 = numpy.logical_and(numpy.logical_and(x78, x79), numpy.greater_equal(x80, p*(n_ff + w_idx*(x12 - 1) + x83) + x81 + x82))
+    x85 = numpy.ceil(x16*x54)
+    x86 = numpy.where(numpy.less_equal(x54, 1), 0, x23*numpy.maximum(x2*(x85 - 1), x21*x85*numpy.maximum(0, x54/x85 - 1)))
+    x87 = numpy.where(x11, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x12)), n_active, numpy.where(numpy.less_equal(n_experts, x12), n_experts, x12)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
+    x88 = numpy.minimum(n_active, x17)
+    x89 = -x53
+    x90 = (xi_ep*numpy.minimum(numpy.minimum(n_active, x17), numpy.ceil(x16*x17)) + (1 - xi_ep)*numpy.ceil(x16*x88))**(-1.0)
+    x91 = x88*numpy.maximum(x21*numpy.maximum(0, x89 + x90), x2*numpy.minimum(x89 + 1, 1 - x90))
+    x92 = x22*x4
+    x93 = numpy.where(numpy.greater(sigma_attn, 1), numpy.where(x87, 0, x23*x91) + numpy.where(x87, 0, d_model*p_disp*x91*x92), 0)
+    x94 = numpy.where(x11, numpy.greater(x13, 1), False)
+    x95 = n_layers*x86 + n_layers*numpy.where(x94, x86 + x93, 0) + x24
+    x96 = numpy.maximum(1, x54)
+    x97 = numpy.sqrt(n_gpu)
+    x98 = 1/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x99 = x97*x98
+    x100 = x38*x99
+    x101 = numpy.minimum(x54, numpy.maximum(1, x100/numpy.sqrt(d_ff_shared)))
+    x102 = x34*x53
+    x103 = n_gpu*x3/(n_pp**2*sigma_attn**2)
+    x104 = x103*x5
+    x105 = sigma_attn*n_layers
+    x106 = numpy.sqrt(x44)
+    x107 = numpy.minimum(x54, numpy.maximum(1, x106*x99/x38))
+    x108 = numpy.sqrt(d_head)
+    x109 = numpy.minimum(x54, numpy.maximum(1, x108*numpy.sqrt(x46)*x99/x106))
+    x110 = numpy.minimum(x54, numpy.maximum(1, x100/(numpy.sqrt(n_q)*x108)))
+    x111 = p_act*x103
+    x112 = x49*(n_layers*x42 + x26) + x49*(x105*x36*(d_ff_shared*x101*x102 + x32 + x104/x101) + x105*(d_model*x102*x107 + x102*x109*x44 + x102*x110*x43 + x104/x110 + x48 + x111*x47/x109 + x111*x44/x107) + x27 + x30*x96)
+    x113 = numpy.logical_and(numpy.logical_and(x78, x79), numpy.greater_equal(x80, p*(n_ff + w_idx*sigma_attn*(x54 - 1) + sigma_attn*x83) + x81 + x82*x96))
+    x114 = numpy.where(x11, numpy.less_equal(numpy.sqrt(x14), 1), numpy.less_equal(numpy.sqrt(x15), 1))
+    x115 = numpy.sqrt(x20)
+    x116 = numpy.maximum(x2*(x115 - 1), x115*x21*numpy.maximum(0, -1 + x39/x115))
+    x117 = p_act*x92
+    x118 = n_layers*(numpy.where(x114, 0, n_ff_out*x116*x23) + numpy.where(x114, 0, n_ff_in*x116*x117*(d_ff*n_active + x51))) + x7
+    x119 = numpy.less_equal(x99, 1)
+    x120 = numpy.sqrt(x85)
+    x121 = numpy.maximum(x2*(x120 - 1), x120*x21*numpy.maximum(0, -1 + x99/x120))
+    x122 = n_layers*(numpy.where(x119, 0, x121*x23) + numpy.where(x119, 0, x117*x121*x47)) + n_layers*numpy.where(x94, x93 + numpy.where(x119, 0, x121*x22*x5*x98/x97), 0) + x118
+    return numpy.where(x84, x0 + x1*x24 + numpy.maximum(numpy.maximum(x50, x77), omega_net*x24), numpy.inf), numpy.where(x113, x0 + x1*x95 + numpy.maximum(numpy.maximum(x112, x77), omega_net*x95), numpy.inf), numpy.where(x84, x0 + x1*x118 + numpy.maximum(numpy.maximum(x50, x77), omega_net*x118), numpy.inf), numpy.where(x113, x0 + x1*x122 + numpy.maximum(numpy.maximum(x112, x77), omega_net*x122), numpy.inf)
 
 
-def limit_nccl_2d_moe_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_2d_moe_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return 4*n_layers*t_kernel
 
 
-def limit_nccl_2d_moe_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_2d_moe_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = numpy.sqrt(n_gpu)
     x1 = 1/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
     x2 = x0*x1
@@ -3025,13 +3342,13 @@ def limit_nccl_2d_moe_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, 
     x18 = numpy.minimum(n_experts, x11)
     x19 = numpy.where(x16, x18, 1)
     x20 = numpy.minimum(n_active, x19)
-    x21 = xi_ep*numpy.minimum(numpy.minimum(n_active, x19), numpy.ceil(x19*x8)) + (1 - xi_ep)*numpy.ceil(x20*x8)
-    x22 = x21**(-1.0)
-    x23 = x6*(1 - x9)*numpy.maximum(x20*x22*x7*(x21 - 1), x13*x21*numpy.maximum(0, x20*x22 - 1))
-    return n_layers*(numpy.where(x3, 0, x14*x6) + numpy.where(x3, 0, d_head*x15*x4*(n_q + 2*n_q/g))) + n_layers*numpy.where(numpy.where(x16, numpy.greater(x18, 1), False), numpy.where(x17, 0, p_act*x23) + numpy.where(x17, 0, p_disp*x23) + numpy.where(x3, 0, d_model*x1*x15/x0), 0)
+    x21 = -x9
+    x22 = (xi_ep*numpy.minimum(numpy.minimum(n_active, x19), numpy.ceil(x19*x8)) + (1 - xi_ep)*numpy.ceil(x20*x8))**(-1.0)
+    x23 = x20*x6*numpy.maximum(x13*numpy.maximum(0, x21 + x22), x7*numpy.minimum(x21 + 1, 1 - x22))
+    return n_layers*(numpy.where(x3, 0, x14*x6) + numpy.where(x3, 0, d_head*x15*x4*(n_q + 2*n_q/g))) + n_layers*numpy.where(numpy.where(x16, numpy.greater(x18, 1), False), numpy.where(x3, 0, d_model*x1*x15/x0) + numpy.where(numpy.greater(sigma_attn, 1), numpy.where(x17, 0, p_act*x23) + numpy.where(x17, 0, p_disp*x23), 0), 0)
 
 
-def limit_nccl_2d_moe_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_2d_moe_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = bw_ar_inter**(-1.0)
     x1 = b*q_len
     x2 = n_gpu**(-1.0)
@@ -3048,7 +3365,7 @@ def limit_nccl_2d_moe_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, 
     return n_layers*(numpy.where(x9, 0, n_ff_out*x12*x3) + numpy.where(x9, 0, n_ff_in*p_act*x12*x2*(d_ff*n_active + d_ff_shared*n_sh))) + (1/4)*x0*x1*x3*(n_pp - 1)
 
 
-def limit_nccl_2d_moe_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_2d_moe_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
     x2 = sigma_attn**(-1.0)
@@ -3079,7 +3396,7 @@ def limit_nccl_2d_moe_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, c
     return n_pp*(w_idx*p*x1 + n_sh*x16*(n_ff_in + n_ff_out)*(d_ff_shared*x12*x9 + d_ff_shared*x5 + x15/x9) + x16*(p*x18*x20 + x11*x13*x22 + x12*x17*x24 + x12*x18*x26 + x15/x24 + x17*x5 + x18*x5 + x18*x25/x22 + x20*x25/x26) + x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, x3))/(hbm_bw*n_gpu)
 
 
-def limit_nccl_2d_moe_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_2d_moe_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = s**(-1.0)
     x1 = n_pp**(-1.0)
     x2 = b*q_len*x1
@@ -3091,30 +3408,62 @@ def limit_nccl_2d_moe_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p
     return n_pp*(d_model*vocab*p_emb + n_experts*n_layers*(1 - (1 - x0)**x2)*(n_ff_in + n_ff_out)*(d_ff*d_model*p + d_ff*x6*x7 + d_model*x5*x7/x6))/(hbm_bw*n_gpu)
 
 
-def limit_nccl_2d_moe_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
-    return 0
+def limit_nccl_2d_moe_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+    x0 = ctx + (1/2)*q_len - 1/2
+    x1 = 2*d_rope
+    x2 = n_q*q_len
+    x3 = x0*x2*(2*d_head + 2*d_nope + x1)
+    x4 = ctx + q_len - 1
+    x5 = numpy.greater_equal(ctx_win, x4)
+    x6 = numpy.greater_equal(k_top, x4)
+    x7 = numpy.greater(xi_mha, 0)
+    x8 = r_cmp**(-1.0)
+    x9 = x0*x8
+    x10 = x2*(4*c_kv + x1)
+    x11 = 2*ctx*c_kv*n_q*(d_head + d_nope) + x3
+    x12 = numpy.greater_equal(ctx, ctx_win)
+    x13 = ctx**2 - ctx
+    x14 = (1/2)/q_len
+    x15 = x14*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x13)
+    x16 = numpy.greater_equal(ctx, k_top)
+    x17 = k_top*x8
+    x18 = x14*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x13)
+    x19 = x18*x8
+    return b*n_layers*numpy.where(numpy.where(numpy.logical_and(x5, x6), numpy.logical_and(x7, numpy.less(x11, x10*(x0 + x9))), numpy.where(numpy.logical_and(x12, x6), numpy.logical_and(x7, numpy.less(x11, x10*(ctx_win + x9))), numpy.where(x6, numpy.logical_and(x7, numpy.less(x11, x10*(x15 + x9))), numpy.where(numpy.logical_and(x16, x5), numpy.logical_and(x7, numpy.less(x11, x10*(x0 + x17))), numpy.where(numpy.logical_and(x12, x16), numpy.logical_and(x7, numpy.less(x11, x10*(ctx_win + x17))), numpy.where(x16, numpy.logical_and(x7, numpy.less(x11, x10*(x15 + x17))), numpy.where(x5, numpy.logical_and(x7, numpy.less(x11, x10*(x0 + x19))), numpy.where(x12, numpy.logical_and(x7, numpy.less(x11, x10*(ctx_win + x19))), numpy.logical_and(x7, numpy.less(x11, x10*(x15 + x19))))))))))), x3, x10*(x8*numpy.where(x6, x0, numpy.where(x16, k_top, x18)) + numpy.where(x5, x0, numpy.where(x12, ctx_win, x15))))/(flops_attn*n_gpu)
 
 
-def limit_nccl_2d_moe_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_2d_moe_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = b*q_len
     x1 = 2*d_model
     x2 = n_gpu/(n_pp*sigma_attn)
     x3 = ctx + (1/2)*q_len - 1/2
-    x4 = 2*d_rope
-    x5 = n_q*q_len
-    x6 = ctx + q_len - 1
-    x7 = ctx**2 - ctx
-    x8 = (1/2)/q_len
-    x9 = x5*(4*c_kv + x4)*(numpy.where(numpy.greater_equal(ctx_win, x6), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x8*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x7))) + numpy.where(numpy.greater_equal(k_top, x6), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x8*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x7)))/r_cmp)
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x9, 2*ctx*c_kv*n_q*(d_head + d_nope) + x3*x5*(2*d_head + 2*d_nope + x4)), x9) + q_len*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2))) + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)))/(flops*n_gpu)
+    x4 = 2*ctx*c_kv*n_q*(d_head + d_nope)
+    x5 = ctx + q_len - 1
+    x6 = numpy.greater_equal(ctx_win, x5)
+    x7 = numpy.greater_equal(k_top, x5)
+    x8 = numpy.greater(xi_mha, 0)
+    x9 = r_cmp**(-1.0)
+    x10 = x3*x9
+    x11 = 2*d_rope
+    x12 = n_q*q_len
+    x13 = x12*(4*c_kv + x11)
+    x14 = x12*x3*(2*d_head + 2*d_nope + x11) + x4
+    x15 = numpy.greater_equal(ctx, ctx_win)
+    x16 = ctx**2 - ctx
+    x17 = (1/2)/q_len
+    x18 = x17*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x16)
+    x19 = numpy.greater_equal(ctx, k_top)
+    x20 = k_top*x9
+    x21 = x17*x9*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x16)
+    return (2*n_attn*x0 + b*n_layers*numpy.where(numpy.where(numpy.logical_and(x6, x7), numpy.logical_and(x8, numpy.less(x14, x13*(x10 + x3))), numpy.where(numpy.logical_and(x15, x7), numpy.logical_and(x8, numpy.less(x14, x13*(ctx_win + x10))), numpy.where(x7, numpy.logical_and(x8, numpy.less(x14, x13*(x10 + x18))), numpy.where(numpy.logical_and(x19, x6), numpy.logical_and(x8, numpy.less(x14, x13*(x20 + x3))), numpy.where(numpy.logical_and(x15, x19), numpy.logical_and(x8, numpy.less(x14, x13*(ctx_win + x20))), numpy.where(x19, numpy.logical_and(x8, numpy.less(x14, x13*(x18 + x20))), numpy.where(x6, numpy.logical_and(x8, numpy.less(x14, x13*(x21 + x3))), numpy.where(x15, numpy.logical_and(x8, numpy.less(x14, x13*(ctx_win + x21))), numpy.logical_and(x8, numpy.less(x14, x13*(x18 + x21))))))))))), x4, 0) + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2)))/(flops*n_gpu)
 
 
-def limit_nccl_2d_moe_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_2d_moe_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_gpu/(n_pp*sigma_attn)
     return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, x0) + p*(n_ff + w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))
 
 
-def limit_nccl_2d_moe_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_2d_moe_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = bw_ar_inter**(-1.0)
     x1 = n_gpu**(-1.0)
     x2 = b*q_len
@@ -3142,13 +3491,13 @@ def limit_nccl_2d_moe_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_
     x24 = x16*numpy.maximum(x0*(x23 - 1), x13*x23*numpy.maximum(0, numpy.sqrt(x22)/x23 - 1))
     x25 = numpy.where(x18, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x11)), n_active, numpy.where(numpy.less_equal(n_experts, x11), n_experts, x11)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
     x26 = numpy.minimum(n_active, x21)
-    x27 = xi_ep*numpy.minimum(numpy.minimum(n_active, x21), numpy.ceil(x21*x8)) + (1 - xi_ep)*numpy.ceil(x26*x8)
-    x28 = x27**(-1.0)
-    x29 = d_model*(1 - x9)*numpy.maximum(x0*x26*x28*(x27 - 1), x13*x27*numpy.maximum(0, x26*x28 - 1))
-    return n_layers*(numpy.where(x20, 0, d_model*n_ff_out*x24) + numpy.where(x20, 0, n_ff_in*x24*(d_ff*n_active + d_ff_shared*n_sh))) + n_layers*(numpy.where(x7, 0, d_model*x17) + numpy.where(x7, 0, d_head*x17*(n_q + 2*n_q/g))) + n_layers*numpy.where(numpy.where(x18, numpy.greater(x19, 1), False), numpy.where(x25, 0, x16*x29) + numpy.where(x25, 0, p_disp*x1*x15*x29) + numpy.where(x7, 0, x14*x15*x3*x5/x4), 0) + (1/4)*x0*x1*x2*x3*(n_pp - 1)
+    x27 = -x9
+    x28 = (xi_ep*numpy.minimum(numpy.minimum(n_active, x21), numpy.ceil(x21*x8)) + (1 - xi_ep)*numpy.ceil(x26*x8))**(-1.0)
+    x29 = d_model*x26*numpy.maximum(x13*numpy.maximum(0, x27 + x28), x0*numpy.minimum(x27 + 1, 1 - x28))
+    return n_layers*(numpy.where(x20, 0, d_model*n_ff_out*x24) + numpy.where(x20, 0, n_ff_in*x24*(d_ff*n_active + d_ff_shared*n_sh))) + n_layers*(numpy.where(x7, 0, d_model*x17) + numpy.where(x7, 0, d_head*x17*(n_q + 2*n_q/g))) + n_layers*numpy.where(numpy.where(x18, numpy.greater(x19, 1), False), numpy.where(x7, 0, x14*x15*x3*x5/x4) + numpy.where(numpy.greater(sigma_attn, 1), numpy.where(x25, 0, x16*x29) + numpy.where(x25, 0, p_disp*x1*x15*x29), 0), 0) + (1/4)*x0*x1*x2*x3*(n_pp - 1)
 
 
-def limit_nccl_2d_moe_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_2d_moe_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_ff_in + n_ff_out
     x1 = s**(-1.0)
     x2 = n_pp**(-1.0)
@@ -3184,21 +3533,38 @@ def limit_nccl_2d_moe_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_a
     return x13*(d_model*vocab*p_emb + n_experts*n_layers*x0*(1 - (1 - x1)**x4)*(d_ff*x10*x12 + d_ff*x5 + d_model*x12*x9/x10)) + x13*(w_idx*p*x6 + n_sh*x0*x22*(d_ff_shared*x18*x19 + d_ff_shared*x5 + x21/x18) + x22*(d_model*x19*x28 + p*x24*x26 + x19*x23*x30 + x19*x24*x31 + x20*x24/x28 + x20*x26/x31 + x21/x30 + x23*x5 + x24*x5) + x3*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, x15))
 
 
-def limit_nccl_2d_moe_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
-    x0 = b*q_len
-    x1 = 2*d_model
-    x2 = n_gpu/(n_pp*sigma_attn)
-    x3 = ctx + (1/2)*q_len - 1/2
-    x4 = 2*d_rope
-    x5 = n_q*q_len
+def limit_nccl_2d_moe_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+    x0 = n_gpu**(-1.0)
+    x1 = b*q_len
+    x2 = 2*d_model
+    x3 = n_gpu/(n_pp*sigma_attn)
+    x4 = ctx + (1/2)*q_len - 1/2
+    x5 = 2*ctx*c_kv*n_q*(d_head + d_nope)
     x6 = ctx + q_len - 1
-    x7 = ctx**2 - ctx
-    x8 = (1/2)/q_len
-    x9 = x5*(4*c_kv + x4)*(numpy.where(numpy.greater_equal(ctx_win, x6), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x8*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x7))) + numpy.where(numpy.greater_equal(k_top, x6), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x8*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x7)))/r_cmp)
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x9, 2*ctx*c_kv*n_q*(d_head + d_nope) + x3*x5*(2*d_head + 2*d_nope + x4)), x9) + q_len*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2))) + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)))/(flops*n_gpu)
+    x7 = numpy.greater_equal(ctx_win, x6)
+    x8 = numpy.greater_equal(k_top, x6)
+    x9 = numpy.greater(xi_mha, 0)
+    x10 = r_cmp**(-1.0)
+    x11 = x10*x4
+    x12 = 2*d_rope
+    x13 = n_q*q_len
+    x14 = x13*(4*c_kv + x12)
+    x15 = x13*x4*(2*d_head + 2*d_nope + x12)
+    x16 = x15 + x5
+    x17 = numpy.greater_equal(ctx, ctx_win)
+    x18 = ctx**2 - ctx
+    x19 = (1/2)/q_len
+    x20 = x19*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x18)
+    x21 = numpy.greater_equal(ctx, k_top)
+    x22 = k_top*x10
+    x23 = x19*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x18)
+    x24 = x10*x23
+    x25 = numpy.where(numpy.logical_and(x7, x8), numpy.logical_and(x9, numpy.greater(x14*(x11 + x4), x16)), numpy.where(numpy.logical_and(x17, x8), numpy.logical_and(x9, numpy.greater(x14*(ctx_win + x11), x16)), numpy.where(x8, numpy.logical_and(x9, numpy.less(x16, x14*(x11 + x20))), numpy.where(numpy.logical_and(x21, x7), numpy.logical_and(x9, numpy.greater(x14*(x22 + x4), x16)), numpy.where(numpy.logical_and(x17, x21), numpy.logical_and(x9, numpy.greater(x14*(ctx_win + x22), x16)), numpy.where(x21, numpy.logical_and(x9, numpy.less(x16, x14*(x20 + x22))), numpy.where(x7, numpy.logical_and(x9, numpy.less(x16, x14*(x24 + x4))), numpy.where(x17, numpy.logical_and(x9, numpy.less(x16, x14*(ctx_win + x24))), numpy.logical_and(x9, numpy.less(x16, x14*(x20 + x24)))))))))))
+    x26 = b*n_layers
+    return x0*x26*numpy.where(x25, x15, x14*(x10*numpy.where(x8, x4, numpy.where(x21, k_top, x23)) + numpy.where(x7, x4, numpy.where(x17, ctx_win, x20))))/flops_attn + x0*(2*n_attn*x1 + b*vocab*q_lm*x2 + x1*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x2*(n_ff_in + n_ff_out)) + x1*(f_idx*n_layers*x4*(xi_idx*x3 - xi_idx + 1) + w_idx*(2*x3 - 2)) + x26*numpy.where(x25, x5, 0))/flops
 
 
-def limit_nccl_2d_moe_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_2d_moe_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = bw_ar_inter**(-1.0)
     x1 = n_gpu**(-1.0)
     x2 = b*q_len
@@ -3236,55 +3602,70 @@ def limit_nccl_2d_moe_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_
     x34 = d_ff_shared*n_sh
     x35 = numpy.where(x25, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x12)), n_active, numpy.where(numpy.less_equal(n_experts, x12), n_experts, x12)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
     x36 = numpy.minimum(n_active, x28)
-    x37 = xi_ep*numpy.minimum(numpy.minimum(n_active, x28), numpy.ceil(x28*x9)) + (1 - xi_ep)*numpy.ceil(x36*x9)
-    x38 = x37**(-1.0)
-    x39 = x19*(1 - x10)*numpy.maximum(x0*x36*x38*(x37 - 1), x15*x37*numpy.maximum(0, x36*x38 - 1))
-    x40 = n_layers*(numpy.where(x27, 0, n_ff_out*x3*x33) + numpy.where(x27, 0, n_ff_in*p_act*x33*(d_ff*n_active + x34))) + n_layers*(numpy.where(x8, 0, x20*x24) + numpy.where(x8, 0, x20*x3)) + n_layers*numpy.where(numpy.where(x25, numpy.greater(x26, 1), False), numpy.where(x35, 0, x3*x39) + numpy.where(x35, 0, d_model*p_disp*x39) + numpy.where(x8, 0, x16*x18*x3*x6/x5), 0) + (1/4)*x0*x1*x4*(n_pp - 1)
+    x37 = -x10
+    x38 = (xi_ep*numpy.minimum(numpy.minimum(n_active, x28), numpy.ceil(x28*x9)) + (1 - xi_ep)*numpy.ceil(x36*x9))**(-1.0)
+    x39 = x19*x36*numpy.maximum(x15*numpy.maximum(0, x37 + x38), x0*numpy.minimum(x37 + 1, 1 - x38))
+    x40 = n_layers*(numpy.where(x27, 0, n_ff_out*x3*x33) + numpy.where(x27, 0, n_ff_in*p_act*x33*(d_ff*n_active + x34))) + n_layers*(numpy.where(x8, 0, x20*x24) + numpy.where(x8, 0, x20*x3)) + n_layers*numpy.where(numpy.where(x25, numpy.greater(x26, 1), False), numpy.where(x8, 0, x16*x18*x3*x6/x5) + numpy.where(numpy.greater(sigma_attn, 1), numpy.where(x35, 0, x3*x39) + numpy.where(x35, 0, d_model*p_disp*x39), 0), 0) + (1/4)*x0*x1*x4*(n_pp - 1)
     x41 = d_model*vocab
     x42 = s**(-1.0)
-    x43 = n_ff_in + n_ff_out
-    x44 = n_layers*x43
-    x45 = d_model*x34*x44
-    x46 = ctx + x17 - 1/2
-    x47 = 2*d_rope
-    x48 = n_q*q_len
-    x49 = ctx + q_len - 1
-    x50 = ctx**2 - ctx
-    x51 = (1/2)/q_len
-    x52 = r_cmp**(-1.0)
-    x53 = x48*(4*c_kv + x47)*(x52*numpy.where(numpy.greater_equal(k_top, x49), x46, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x51*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x50))) + numpy.where(numpy.greater_equal(ctx_win, x49), x46, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x51*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x50))))
-    x54 = x11*x2
-    x55 = d_model*p
-    x56 = numpy.sqrt(d_model)
-    x57 = numpy.maximum(1, numpy.minimum(x29, x32*x56/numpy.sqrt(d_ff)))
-    x58 = p_act*x54
-    x59 = x3*x54
-    x60 = n_pp*x1/hbm_bw
-    x61 = kv_win*numpy.minimum(ctx, ctx_win)
-    x62 = b*numpy.maximum(1, x13)
-    x63 = x56*x7
-    x64 = numpy.minimum(x13, numpy.maximum(1, x63/numpy.sqrt(d_ff_shared)))
-    x65 = x10*x58
-    x66 = n_gpu/(n_pp**2*sigma_attn**2)
-    x67 = x4*x66
-    x68 = sigma_attn*n_layers
-    x69 = d_head*n_q
-    x70 = c_kv + c_q
-    x71 = numpy.sqrt(x70)
-    x72 = numpy.minimum(x13, numpy.maximum(1, x7*x71/x56))
-    x73 = numpy.sqrt(d_head)
-    x74 = numpy.minimum(x13, numpy.maximum(1, x63/(numpy.sqrt(n_q)*x73)))
-    x75 = x2*x66
-    x76 = numpy.minimum(x13, numpy.maximum(1, numpy.sqrt(x22)*x7*x73/x71))
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + p*(n_ff + w_idx*sigma_attn*(x13 - 1) + sigma_attn*(n_attn + x45)) + x62*(st_cmp + ctx*(kv_idx + kv_bytes) + x61))), 4*n_layers*t_kernel + x40*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x40, x1*(2*n_attn*x2 + 2*b*q_lm*x41 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x53, ctx*c_kv*x21*(d_head + d_nope) + x46*x48*(2*d_head + 2*d_nope + x47)), x53) + q_len*(f_idx*n_layers*x46*(xi_idx*x13 - xi_idx + 1) + w_idx*(2*x13 - 2))) + x2*(2*n_ff*x42 + 2*x45))/flops), x60*(n_experts*x44*(1 - (1 - x42)**x54)*(d_ff*x42*x57*x58 + d_ff*x55 + x30*x42*x59/x57) + p_emb*x41) + x60*(w_idx*p*x12 + n_sh*x43*x68*(d_ff_shared*x55 + d_ff_shared*x64*x65 + x67/x64) + x11*x62*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x52 + x61) + x68*(p*x23*x70 + p_act*x70*x75/x72 + x10*x59*x72 + x24*x75/x76 + x55*x69 + x55*x70 + x65*x69*x74 + x65*x70*x76 + x67/x74))), numpy.inf)
+    x43 = x11*x2
+    x44 = d_model*p
+    x45 = numpy.sqrt(d_model)
+    x46 = numpy.maximum(1, numpy.minimum(x29, x32*x45/numpy.sqrt(d_ff)))
+    x47 = p_act*x43
+    x48 = x3*x43
+    x49 = n_ff_in + n_ff_out
+    x50 = n_layers*x49
+    x51 = n_pp*x1/hbm_bw
+    x52 = kv_win*numpy.minimum(ctx, ctx_win)
+    x53 = r_cmp**(-1.0)
+    x54 = b*numpy.maximum(1, x13)
+    x55 = x45*x7
+    x56 = numpy.minimum(x13, numpy.maximum(1, x55/numpy.sqrt(d_ff_shared)))
+    x57 = x10*x47
+    x58 = n_gpu/(n_pp**2*sigma_attn**2)
+    x59 = x4*x58
+    x60 = sigma_attn*n_layers
+    x61 = d_head*n_q
+    x62 = c_kv + c_q
+    x63 = numpy.sqrt(x62)
+    x64 = numpy.minimum(x13, numpy.maximum(1, x63*x7/x45))
+    x65 = numpy.sqrt(d_head)
+    x66 = numpy.minimum(x13, numpy.maximum(1, x55/(numpy.sqrt(n_q)*x65)))
+    x67 = x2*x58
+    x68 = numpy.minimum(x13, numpy.maximum(1, numpy.sqrt(x22)*x65*x7/x63))
+    x69 = d_model*x34*x50
+    x70 = ctx + x17 - 1/2
+    x71 = ctx*c_kv*x21*(d_head + d_nope)
+    x72 = ctx + q_len - 1
+    x73 = numpy.greater_equal(ctx_win, x72)
+    x74 = numpy.greater_equal(k_top, x72)
+    x75 = numpy.greater(xi_mha, 0)
+    x76 = x53*x70
+    x77 = 2*d_rope
+    x78 = n_q*q_len
+    x79 = x78*(4*c_kv + x77)
+    x80 = x70*x78*(2*d_head + 2*d_nope + x77)
+    x81 = x71 + x80
+    x82 = numpy.greater_equal(ctx, ctx_win)
+    x83 = ctx**2 - ctx
+    x84 = (1/2)/q_len
+    x85 = x84*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x83)
+    x86 = numpy.greater_equal(ctx, k_top)
+    x87 = k_top*x53
+    x88 = x84*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x83)
+    x89 = x53*x88
+    x90 = numpy.where(numpy.logical_and(x73, x74), numpy.logical_and(x75, numpy.greater(x79*(x70 + x76), x81)), numpy.where(numpy.logical_and(x74, x82), numpy.logical_and(x75, numpy.greater(x79*(ctx_win + x76), x81)), numpy.where(x74, numpy.logical_and(x75, numpy.less(x81, x79*(x76 + x85))), numpy.where(numpy.logical_and(x73, x86), numpy.logical_and(x75, numpy.greater(x79*(x70 + x87), x81)), numpy.where(numpy.logical_and(x82, x86), numpy.logical_and(x75, numpy.greater(x79*(ctx_win + x87), x81)), numpy.where(x86, numpy.logical_and(x75, numpy.less(x81, x79*(x85 + x87))), numpy.where(x73, numpy.logical_and(x75, numpy.less(x81, x79*(x70 + x89))), numpy.where(x82, numpy.logical_and(x75, numpy.less(x81, x79*(ctx_win + x89))), numpy.logical_and(x75, numpy.less(x81, x79*(x85 + x89)))))))))))
+    x91 = b*n_layers
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + p*(n_ff + w_idx*sigma_attn*(x13 - 1) + sigma_attn*(n_attn + x69)) + x54*(st_cmp + ctx*(kv_idx + kv_bytes) + x52))), 4*n_layers*t_kernel + x40*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x40, x1*x91*numpy.where(x90, x80, x79*(x53*numpy.where(x74, x70, numpy.where(x86, k_top, x88)) + numpy.where(x73, x70, numpy.where(x82, ctx_win, x85))))/flops_attn + x1*(2*n_attn*x2 + 2*b*q_lm*x41 + x2*(2*n_ff*x42 + 2*x69) + x2*(f_idx*n_layers*x70*(xi_idx*x13 - xi_idx + 1) + w_idx*(2*x13 - 2)) + x91*numpy.where(x90, x71, 0))/flops), x51*(n_experts*x50*(1 - (1 - x42)**x43)*(d_ff*x42*x46*x47 + d_ff*x44 + x30*x42*x48/x46) + p_emb*x41) + x51*(w_idx*p*x12 + n_sh*x49*x60*(d_ff_shared*x44 + d_ff_shared*x56*x57 + x59/x56) + x11*x54*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x53 + x52) + x60*(p*x23*x62 + p_act*x62*x67/x64 + x10*x48*x64 + x24*x67/x68 + x44*x61 + x44*x62 + x57*x61*x66 + x57*x62*x68 + x59/x66))), numpy.inf)
 
 
-def limit_nccl_2d_moe_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_2d_moe_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_gpu/(n_pp*sigma_attn)
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, x0) + p*(n_ff + w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))))), 1, 0)
 
 
-def limit_nccl_2d_moe_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_2d_moe_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = bw_ar_inter**(-1.0)
     x1 = b*q_len
     x2 = n_gpu**(-1.0)
@@ -3301,11 +3682,11 @@ def limit_nccl_2d_moe_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_ac
     return 4*n_layers*t_kernel + n_layers*(numpy.where(x9, 0, n_ff_out*x12*x3) + numpy.where(x9, 0, n_ff_in*p_act*x12*x2*(d_ff*n_active + d_ff_shared*n_sh))) + (1/4)*x0*x1*x3*(n_pp - 1)
 
 
-def limit_nccl_2d_moe_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_2d_moe_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return 0
 
 
-def limit_nccl_2d_moe_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_2d_moe_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = bw_ar_inter**(-1.0)
     x1 = n_gpu**(-1.0)
     x2 = b*q_len
@@ -3333,13 +3714,13 @@ def limit_nccl_2d_moe_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, 
     x24 = x16*numpy.maximum(x0*(x23 - 1), x13*x23*numpy.maximum(0, numpy.sqrt(x22)/x23 - 1))
     x25 = numpy.where(x18, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x11)), n_active, numpy.where(numpy.less_equal(n_experts, x11), n_experts, x11)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
     x26 = numpy.minimum(n_active, x21)
-    x27 = xi_ep*numpy.minimum(numpy.minimum(n_active, x21), numpy.ceil(x21*x8)) + (1 - xi_ep)*numpy.ceil(x26*x8)
-    x28 = x27**(-1.0)
-    x29 = d_model*(1 - x9)*numpy.maximum(x0*x26*x28*(x27 - 1), x13*x27*numpy.maximum(0, x26*x28 - 1))
-    return n_layers*(numpy.where(x20, 0, d_model*n_ff_out*x24) + numpy.where(x20, 0, n_ff_in*x24*(d_ff*n_active + d_ff_shared*n_sh))) + n_layers*(numpy.where(x7, 0, d_model*x17) + numpy.where(x7, 0, d_head*x17*(n_q + 2*n_q/g))) + n_layers*numpy.where(numpy.where(x18, numpy.greater(x19, 1), False), numpy.where(x25, 0, x16*x29) + numpy.where(x25, 0, p_disp*x1*x15*x29) + numpy.where(x7, 0, x14*x15*x3*x5/x4), 0) + (1/4)*x0*x1*x2*x3*(n_pp - 1)
+    x27 = -x9
+    x28 = (xi_ep*numpy.minimum(numpy.minimum(n_active, x21), numpy.ceil(x21*x8)) + (1 - xi_ep)*numpy.ceil(x26*x8))**(-1.0)
+    x29 = d_model*x26*numpy.maximum(x13*numpy.maximum(0, x27 + x28), x0*numpy.minimum(x27 + 1, 1 - x28))
+    return n_layers*(numpy.where(x20, 0, d_model*n_ff_out*x24) + numpy.where(x20, 0, n_ff_in*x24*(d_ff*n_active + d_ff_shared*n_sh))) + n_layers*(numpy.where(x7, 0, d_model*x17) + numpy.where(x7, 0, d_head*x17*(n_q + 2*n_q/g))) + n_layers*numpy.where(numpy.where(x18, numpy.greater(x19, 1), False), numpy.where(x7, 0, x14*x15*x3*x5/x4) + numpy.where(numpy.greater(sigma_attn, 1), numpy.where(x25, 0, x16*x29) + numpy.where(x25, 0, p_disp*x1*x15*x29), 0), 0) + (1/4)*x0*x1*x2*x3*(n_pp - 1)
 
 
-def limit_nccl_2d_moe_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_2d_moe_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = bw_ar_inter**(-1.0)
     x1 = b*q_len
     x2 = n_gpu**(-1.0)
@@ -3359,44 +3740,59 @@ def limit_nccl_2d_moe_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx,
     x16 = d_ff_shared*n_sh
     x17 = n_layers*(numpy.where(x10, 0, n_ff_out*x15*x3) + numpy.where(x10, 0, n_ff_in*p_act*x15*x2*(d_ff*n_active + x16))) + (1/4)*x0*x1*x3*(n_pp - 1)
     x18 = d_model*vocab
-    x19 = s**(-1.0)
-    x20 = n_ff_in + n_ff_out
-    x21 = d_model*n_layers*x16*x20
-    x22 = x8/sigma_attn
-    x23 = ctx + x4 - 1/2
-    x24 = 2*n_q
-    x25 = 2*d_rope
-    x26 = n_q*q_len
-    x27 = ctx + q_len - 1
-    x28 = ctx**2 - ctx
-    x29 = (1/2)/q_len
-    x30 = r_cmp**(-1.0)
-    x31 = x26*(4*c_kv + x25)*(x30*numpy.where(numpy.greater_equal(k_top, x27), x23, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x29*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x28))) + numpy.where(numpy.greater_equal(ctx_win, x27), x23, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x29*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x28))))
-    x32 = kv_win*numpy.minimum(ctx, ctx_win)
-    x33 = d_head*n_q
-    x34 = d_model*p
-    x35 = c_kv + c_q
-    x36 = x1*x5
-    x37 = p_act*x36
-    x38 = d_head*(n_q + x24/g)
-    x39 = numpy.maximum(1, numpy.minimum(x11, numpy.sqrt(d_model)*x14/numpy.sqrt(d_ff)))
-    x40 = x19*x37
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(st_cmp + ctx*(kv_idx + kv_bytes) + x32) + p*(n_attn + n_ff + w_idx*(x8 - 1) + x21))), 4*n_layers*t_kernel + x17*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x17, x2*(2*n_attn*x1 + 2*b*q_lm*x18 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x31, ctx*c_kv*x24*(d_head + d_nope) + x23*x26*(2*d_head + 2*d_nope + x25)), x31) + q_len*(f_idx*n_layers*x23*(xi_idx*x22 - xi_idx + 1) + w_idx*(2*x22 - 2))) + x1*(2*n_ff*x19 + 2*x21))/flops), n_pp*x2*(w_idx*p*x8 + n_layers*(n_experts*x20*(1 - (1 - x19)**x36)*(d_ff*x34 + d_ff*x39*x40 + d_model*x12*x40/x39) + n_sh*x20*(d_ff_shared*x34 + x37*(d_model + d_ff_shared)) + p*x35*x38 + x33*x34 + x34*x35 + x37*(d_model + x33) + x37*(d_model + x35) + x37*(x35 + x38)) + p_emb*x18 + x6*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x30 + x32))/hbm_bw), numpy.inf)
+    x19 = kv_win*numpy.minimum(ctx, ctx_win)
+    x20 = r_cmp**(-1.0)
+    x21 = d_head*n_q
+    x22 = d_model*p
+    x23 = c_kv + c_q
+    x24 = q_len*x6
+    x25 = p_act*x24
+    x26 = 2*n_q
+    x27 = d_head*(n_q + x26/g)
+    x28 = n_ff_in + n_ff_out
+    x29 = s**(-1.0)
+    x30 = numpy.maximum(1, numpy.minimum(x11, numpy.sqrt(d_model)*x14/numpy.sqrt(d_ff)))
+    x31 = x25*x29
+    x32 = d_model*n_layers*x16*x28
+    x33 = x8/sigma_attn
+    x34 = ctx + x4 - 1/2
+    x35 = ctx*c_kv*x26*(d_head + d_nope)
+    x36 = ctx + q_len - 1
+    x37 = numpy.greater_equal(ctx_win, x36)
+    x38 = numpy.greater_equal(k_top, x36)
+    x39 = numpy.greater(xi_mha, 0)
+    x40 = x20*x34
+    x41 = 2*d_rope
+    x42 = n_q*q_len
+    x43 = x42*(4*c_kv + x41)
+    x44 = x34*x42*(2*d_head + 2*d_nope + x41)
+    x45 = x35 + x44
+    x46 = numpy.greater_equal(ctx, ctx_win)
+    x47 = ctx**2 - ctx
+    x48 = (1/2)/q_len
+    x49 = x48*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x47)
+    x50 = numpy.greater_equal(ctx, k_top)
+    x51 = k_top*x20
+    x52 = x48*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x47)
+    x53 = x20*x52
+    x54 = numpy.where(numpy.logical_and(x37, x38), numpy.logical_and(x39, numpy.greater(x43*(x34 + x40), x45)), numpy.where(numpy.logical_and(x38, x46), numpy.logical_and(x39, numpy.greater(x43*(ctx_win + x40), x45)), numpy.where(x38, numpy.logical_and(x39, numpy.less(x45, x43*(x40 + x49))), numpy.where(numpy.logical_and(x37, x50), numpy.logical_and(x39, numpy.greater(x43*(x34 + x51), x45)), numpy.where(numpy.logical_and(x46, x50), numpy.logical_and(x39, numpy.greater(x43*(ctx_win + x51), x45)), numpy.where(x50, numpy.logical_and(x39, numpy.less(x45, x43*(x49 + x51))), numpy.where(x37, numpy.logical_and(x39, numpy.less(x45, x43*(x34 + x53))), numpy.where(x46, numpy.logical_and(x39, numpy.less(x45, x43*(ctx_win + x53))), numpy.logical_and(x39, numpy.less(x45, x43*(x49 + x53)))))))))))
+    x55 = b*n_layers
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(st_cmp + ctx*(kv_idx + kv_bytes) + x19) + p*(n_attn + n_ff + w_idx*(x8 - 1) + x32))), 4*n_layers*t_kernel + x17*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x17, x2*x55*numpy.where(x54, x44, x43*(x20*numpy.where(x38, x34, numpy.where(x50, k_top, x52)) + numpy.where(x37, x34, numpy.where(x46, ctx_win, x49))))/flops_attn + x2*(2*n_attn*x1 + 2*b*q_lm*x18 + x1*(2*n_ff*x29 + 2*x32) + x1*(f_idx*n_layers*x34*(xi_idx*x33 - xi_idx + 1) + w_idx*(2*x33 - 2)) + x55*numpy.where(x54, x35, 0))/flops), n_pp*x2*(w_idx*p*x8 + n_layers*(n_experts*x28*(1 - (1 - x29)**x24)*(d_ff*x22 + d_ff*x30*x31 + d_model*x12*x31/x30) + n_sh*x28*(d_ff_shared*x22 + x25*(d_model + d_ff_shared)) + p*x23*x27 + x21*x22 + x22*x23 + x25*(d_model + x21) + x25*(d_model + x23) + x25*(x23 + x27)) + p_emb*x18 + x6*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x20 + x19))/hbm_bw), numpy.inf)
 
 
-def limit_nccl_2d_moe_mla__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_2d_moe_mla__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def limit_nccl_2d_moe_mla__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_2d_moe_mla__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return 0
 
 
-def limit_nccl_2d_moe_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_2d_moe_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def limit_nccl_2d_moe_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_2d_moe_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
     x2 = b*x0
@@ -3415,11 +3811,11 @@ def limit_nccl_2d_moe_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, 
     return n_pp*(w_idx*p*x1 + d_model*vocab*p_emb + n_layers*(n_experts*x9*(1 - (1 - x10)**x6)*(d_ff*x13*x14 + d_ff*x4 + d_model*x12*x14/x13) + n_sh*x9*(d_ff_shared*x4 + x7*(d_model + d_ff_shared)) + p*x5*x8 + x3*x4 + x4*x5 + x7*(d_model + x3) + x7*(d_model + x5) + x7*(x5 + x8)) + x2*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp))/(hbm_bw*n_gpu)
 
 
-def limit_nccl_2d_moe_mla__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_2d_moe_mla__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes)) + p*(n_attn + n_ff + w_idx*(n_gpu/n_pp - 1) + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
-def limit_nccl_2d_moe_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_nccl_2d_moe_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = bw_ar_inter**(-1.0)
     x1 = b*q_len
     x2 = n_gpu**(-1.0)
@@ -3459,9 +3855,9 @@ def limit_nccl_2d_moe_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_ac
     x36 = d_head*x35
     x37 = numpy.where(x9, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x10)), n_active, numpy.where(numpy.less_equal(n_experts, x10), n_experts, x10)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
     x38 = numpy.minimum(n_active, x14)
-    x39 = xi_ep*numpy.minimum(numpy.minimum(n_active, x14), numpy.ceil(x13*x14)) + (1 - xi_ep)*numpy.ceil(x13*x38)
-    x40 = x39**(-1.0)
-    x41 = (1 - x30)*numpy.maximum(x0*x38*x40*(x39 - 1), x18*x39*numpy.maximum(0, x38*x40 - 1))
+    x39 = -x30
+    x40 = (xi_ep*numpy.minimum(numpy.minimum(n_active, x14), numpy.ceil(x13*x14)) + (1 - xi_ep)*numpy.ceil(x13*x38))**(-1.0)
+    x41 = x38*numpy.maximum(x18*numpy.maximum(0, x39 + x40), x0*numpy.minimum(x39 + 1, 1 - x40))
     x42 = d_model*vocab
     x43 = p_emb*x42
     x44 = n_ff_in + n_ff_out
@@ -3498,32 +3894,47 @@ def limit_nccl_2d_moe_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_ac
     x75 = p*x36*x67 + x47*x67 + x47*x74
     x76 = d_model*n_layers*x23*x44
     x77 = ctx + x6 - 1/2
-    x78 = 2*d_rope
-    x79 = n_q*q_len
-    x80 = ctx + q_len - 1
-    x81 = ctx**2 - ctx
-    x82 = (1/2)/q_len
-    x83 = x79*(4*c_kv + x78)*(x57*numpy.where(numpy.greater_equal(k_top, x80), x77, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x82*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x81))) + numpy.where(numpy.greater_equal(ctx_win, x80), x77, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x82*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x81))))
-    x84 = n_unembed*p_emb
-    x85 = b*(st_cmp + ctx*(kv_idx + kv_bytes) + x56)
-    x86 = n_attn + x76
-    return 4*n_layers*t_kernel, n_layers*(numpy.where(x12, 0, n_ff_out*x20*x22) + numpy.where(x12, 0, n_ff_in*x20*x25*(d_ff*n_active + x23))) + x5, n_layers*(numpy.where(x29, 0, x22*x33) + numpy.where(x29, 0, x25*x33*x36)) + n_layers*numpy.where(numpy.where(x9, numpy.greater(x11, 1), False), numpy.where(x29, 0, x21*x27*x3*x33/x26) + numpy.where(x37, 0, x22*x41) + numpy.where(x37, 0, d_model*p_disp*x24*x41), 0), x53*(n_layers*x52 + x43) + x53*(x54 + x55*x58 + x65*x66*(d_ff_shared*x61*x62 + x59 + x64/x61) + x65*(d_model*x62*x69 + x36*x73/x71 + x62*x67*x71 + x62*x72*x74 + x64/x72 + x67*x73/x69 + x75)), x2*(2*n_attn*x1 + 2*b*q_lm*x42 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x83, ctx*c_kv*x34*(d_head + d_nope) + x77*x79*(2*d_head + 2*d_nope + x78)), x83) + q_len*(f_idx*n_layers*x77*(xi_idx*x31 - xi_idx + 1) + w_idx*(2*x31 - 2))) + x1*(2*n_ff*x45 + 2*x76))/flops, p*(n_ff + w_idx*sigma_attn*(x31 - 1) + sigma_attn*x86) + x55*x85 + x84, x5, x53*(n_layers*(x50*(d_model + x67) + x50*(d_model + x74) + x50*(x36 + x67) + x52 + x66*(x50*(d_model + d_ff_shared) + x59) + x75) + x43 + x54 + x58), p*(n_ff + w_idx*(x10 - 1) + x86) + x84 + x85
+    x78 = ctx*c_kv*x34*(d_head + d_nope)
+    x79 = ctx + q_len - 1
+    x80 = numpy.greater_equal(ctx_win, x79)
+    x81 = numpy.greater_equal(k_top, x79)
+    x82 = numpy.greater(xi_mha, 0)
+    x83 = x57*x77
+    x84 = 2*d_rope
+    x85 = n_q*q_len
+    x86 = x85*(4*c_kv + x84)
+    x87 = x77*x85*(2*d_head + 2*d_nope + x84)
+    x88 = x78 + x87
+    x89 = numpy.greater_equal(ctx, ctx_win)
+    x90 = ctx**2 - ctx
+    x91 = (1/2)/q_len
+    x92 = x91*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x90)
+    x93 = numpy.greater_equal(ctx, k_top)
+    x94 = k_top*x57
+    x95 = x91*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x90)
+    x96 = x57*x95
+    x97 = numpy.where(numpy.logical_and(x80, x81), numpy.logical_and(x82, numpy.greater(x86*(x77 + x83), x88)), numpy.where(numpy.logical_and(x81, x89), numpy.logical_and(x82, numpy.greater(x86*(ctx_win + x83), x88)), numpy.where(x81, numpy.logical_and(x82, numpy.less(x88, x86*(x83 + x92))), numpy.where(numpy.logical_and(x80, x93), numpy.logical_and(x82, numpy.greater(x86*(x77 + x94), x88)), numpy.where(numpy.logical_and(x89, x93), numpy.logical_and(x82, numpy.greater(x86*(ctx_win + x94), x88)), numpy.where(x93, numpy.logical_and(x82, numpy.less(x88, x86*(x92 + x94))), numpy.where(x80, numpy.logical_and(x82, numpy.less(x88, x86*(x77 + x96))), numpy.where(x89, numpy.logical_and(x82, numpy.less(x88, x86*(ctx_win + x96))), numpy.logical_and(x82, numpy.less(x88, x86*(x92 + x96)))))))))))
+    x98 = b*n_layers
+    x99 = n_unembed*p_emb
+    x100 = b*(st_cmp + ctx*(kv_idx + kv_bytes) + x56)
+    x101 = n_attn + x76
+    return 4*n_layers*t_kernel, n_layers*(numpy.where(x12, 0, n_ff_out*x20*x22) + numpy.where(x12, 0, n_ff_in*x20*x25*(d_ff*n_active + x23))) + x5, n_layers*(numpy.where(x29, 0, x22*x33) + numpy.where(x29, 0, x25*x33*x36)) + n_layers*numpy.where(numpy.where(x9, numpy.greater(x11, 1), False), numpy.where(x29, 0, x21*x27*x3*x33/x26) + numpy.where(numpy.greater(sigma_attn, 1), numpy.where(x37, 0, x22*x41) + numpy.where(x37, 0, d_model*p_disp*x24*x41), 0), 0), x53*(n_layers*x52 + x43) + x53*(x54 + x55*x58 + x65*x66*(d_ff_shared*x61*x62 + x59 + x64/x61) + x65*(d_model*x62*x69 + x36*x73/x71 + x62*x67*x71 + x62*x72*x74 + x64/x72 + x67*x73/x69 + x75)), x2*x98*numpy.where(x97, x87, x86*(x57*numpy.where(x81, x77, numpy.where(x93, k_top, x95)) + numpy.where(x80, x77, numpy.where(x89, ctx_win, x92))))/flops_attn + x2*(2*n_attn*x1 + 2*b*q_lm*x42 + x1*(2*n_ff*x45 + 2*x76) + x1*(f_idx*n_layers*x77*(xi_idx*x31 - xi_idx + 1) + w_idx*(2*x31 - 2)) + x98*numpy.where(x97, x78, 0))/flops, p*(n_ff + w_idx*sigma_attn*(x31 - 1) + sigma_attn*x101) + x100*x55 + x99, x5, x53*(n_layers*(x50*(d_model + x67) + x50*(d_model + x74) + x50*(x36 + x67) + x52 + x66*(x50*(d_model + d_ff_shared) + x59) + x75) + x43 + x54 + x58), p*(n_ff + w_idx*(x10 - 1) + x101) + x100 + x99
 
 
-def limit_torus_1d__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_1d__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return 4*n_layers*t_kernel
 
 
-def limit_torus_1d__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_1d__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_gpu/(n_pp*sigma_attn)
     return 2*n_layers*numpy.where(numpy.less_equal(x0, 1), 0, (1/2)*b*d_model*p_act*q_len*(x0 - 1)/(n_gpu*bw_ar_inter))
 
 
-def limit_torus_1d__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_1d__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def limit_torus_1d__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_1d__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
     x2 = sigma_attn**(-1.0)
@@ -3549,37 +3960,37 @@ def limit_torus_1d__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, 
     return n_pp*(w_idx*p*x1 + x16*(n_ff_in + n_ff_out)*(d_ff*x12*x9 + d_ff*x5 + x15/x9) + x16*(d_head*n_q*x12*x20 + d_head*x10*x14*x18/x21 + n_q*x17 + x11*x13*x21 + x15/x20 + x17*x18) + x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, g*x3/n_q))/(hbm_bw*n_gpu)
 
 
-def limit_torus_1d__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_1d__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return n_pp*d_model*vocab*p_emb/(hbm_bw*n_gpu)
 
 
-def limit_torus_1d__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
-    return 0
+def limit_torus_1d__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+    x0 = ctx + (1/2)*q_len - 1/2
+    x1 = ctx + q_len - 1
+    x2 = ctx**2 - ctx
+    x3 = (1/2)/q_len
+    return 4*b*d_head*n_layers*n_q*q_len*(numpy.where(numpy.greater_equal(ctx_win, x1), x0, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x3*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x2))) + numpy.where(numpy.greater_equal(k_top, x1), x0, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x3*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x2)))/r_cmp)/(flops_attn*n_gpu)
 
 
-def limit_torus_1d__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_1d__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = b*q_len
     x1 = 2*d_model
     x2 = n_gpu/(n_pp*sigma_attn)
-    x3 = ctx + (1/2)*q_len - 1/2
-    x4 = ctx + q_len - 1
-    x5 = ctx**2 - ctx
-    x6 = (1/2)/q_len
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2) + 4*d_head*n_layers*n_q*(numpy.where(numpy.greater_equal(ctx_win, x4), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x6*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x5))) + numpy.where(numpy.greater_equal(k_top, x4), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x6*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x5)))/r_cmp)))/(flops*n_gpu)
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*(ctx + (1/2)*q_len - 1/2)*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2)))/(flops*n_gpu)
 
 
-def limit_torus_1d__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_1d__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_gpu/(n_pp*sigma_attn)
     return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, g*x0/n_q) + p*(w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + n_ff))
 
 
-def limit_torus_1d__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_1d__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     x1 = n_gpu/(n_pp*sigma_attn)
     return 2*n_layers*numpy.where(numpy.less_equal(x1, 1), 0, (1/2)*x0*(x1 - 1)) + (1/4)*x0*(n_pp - 1)
 
 
-def limit_torus_1d__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_1d__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_pp/(hbm_bw*n_gpu)
     x1 = n_pp**(-1.0)
     x2 = n_gpu*x1
@@ -3606,18 +4017,19 @@ def limit_torus_1d__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_m
     return d_model*vocab*p_emb*x0 + x0*(w_idx*p*x2 + x17*(n_ff_in + n_ff_out)*(d_ff*x10*x13 + d_ff*x6 + x16/x10) + x17*(d_head*n_q*x13*x21 + d_head*x11*x15*x19/x22 + n_q*x18 + x12*x14*x22 + x16/x21 + x18*x19) + x5*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, g*x4/n_q))
 
 
-def limit_torus_1d__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
-    x0 = b*q_len
-    x1 = 2*d_model
-    x2 = n_gpu/(n_pp*sigma_attn)
-    x3 = ctx + (1/2)*q_len - 1/2
-    x4 = ctx + q_len - 1
-    x5 = ctx**2 - ctx
-    x6 = (1/2)/q_len
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2) + 4*d_head*n_layers*n_q*(numpy.where(numpy.greater_equal(ctx_win, x4), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x6*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x5))) + numpy.where(numpy.greater_equal(k_top, x4), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x6*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x5)))/r_cmp)))/(flops*n_gpu)
+def limit_torus_1d__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+    x0 = n_gpu**(-1.0)
+    x1 = b*q_len
+    x2 = 2*d_model
+    x3 = n_gpu/(n_pp*sigma_attn)
+    x4 = ctx + (1/2)*q_len - 1/2
+    x5 = ctx + q_len - 1
+    x6 = ctx**2 - ctx
+    x7 = (1/2)/q_len
+    return 4*d_head*n_layers*n_q*x0*x1*(numpy.where(numpy.greater_equal(ctx_win, x5), x4, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x7*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x6))) + numpy.where(numpy.greater_equal(k_top, x5), x4, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x7*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x6)))/r_cmp)/flops_attn + x0*(2*n_attn*x1 + b*vocab*q_lm*x2 + x1*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x2*(n_ff_in + n_ff_out)) + x1*(f_idx*n_layers*x4*(xi_idx*x3 - xi_idx + 1) + w_idx*(2*x3 - 2)))/flops
 
 
-def limit_torus_1d__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_1d__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = 4*n_layers
     x1 = b*q_len
     x2 = d_model*p_act
@@ -3659,66 +4071,67 @@ def limit_torus_1d__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_
     x38 = numpy.sqrt(d_head)
     x39 = numpy.minimum(x9, numpy.maximum(1, x28/(numpy.sqrt(n_q)*x38)))
     x40 = numpy.minimum(x9, numpy.maximum(1, x27*numpy.sqrt(x37)*x38/x26))
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + p*(w_idx*sigma_attn*x10 + sigma_attn*(n_attn + n_ff)) + x24*(st_cmp + ctx*(kv_idx + kv_bytes) + x23))), t_kernel*x0 + x13*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x13, p_emb*x14*x22 + x22*(w_idx*p*x8 + x15*x35*(d_ff*x25 + d_ff*x29*x32 + x34/x29) + x24*x7*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x20 + x23) + x35*(d_head*x31*x33*x37/x40 + n_q*x36 + x21*x32*x39 + x3*x30*x40 + x34/x39 + x36*x37))), x4*(2*n_attn*x1 + 2*b*q_lm*x14 + x1*(2*n_ff/s + d_model*d_ff_shared*n_sh*x12*x15) + x1*(f_idx*n_layers*x16*(xi_idx*x9 - xi_idx + 1) + w_idx*(2*x9 - 2) + x0*x21*(x20*numpy.where(numpy.greater_equal(k_top, x17), x16, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x19*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x18))) + numpy.where(numpy.greater_equal(ctx_win, x17), x16, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x19*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x18))))))/flops), numpy.inf)
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + p*(w_idx*sigma_attn*x10 + sigma_attn*(n_attn + n_ff)) + x24*(st_cmp + ctx*(kv_idx + kv_bytes) + x23))), t_kernel*x0 + x13*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x13, p_emb*x14*x22 + x22*(w_idx*p*x8 + x15*x35*(d_ff*x25 + d_ff*x29*x32 + x34/x29) + x24*x7*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x20 + x23) + x35*(d_head*x31*x33*x37/x40 + n_q*x36 + x21*x32*x39 + x3*x30*x40 + x34/x39 + x36*x37))), x0*x1*x21*x4*(x20*numpy.where(numpy.greater_equal(k_top, x17), x16, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x19*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x18))) + numpy.where(numpy.greater_equal(ctx_win, x17), x16, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x19*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x18))))/flops_attn + x4*(2*n_attn*x1 + 2*b*q_lm*x14 + x1*(2*n_ff/s + d_model*d_ff_shared*n_sh*x12*x15) + x1*(f_idx*n_layers*x16*(xi_idx*x9 - xi_idx + 1) + w_idx*(2*x9 - 2)))/flops), numpy.inf)
 
 
-def limit_torus_1d__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_1d__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_gpu/(n_pp*sigma_attn)
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, g*x0/n_q) + p*(w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + n_ff)))), 1, 0)
 
 
-def limit_torus_1d__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_1d__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return 4*n_layers*t_kernel + (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def limit_torus_1d__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_1d__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return 0
 
 
-def limit_torus_1d__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_1d__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     x1 = n_gpu/(n_pp*sigma_attn)
     return 2*n_layers*numpy.where(numpy.less_equal(x1, 1), 0, (1/2)*x0*(x1 - 1)) + (1/4)*x0*(n_pp - 1)
 
 
-def limit_torus_1d__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_1d__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = 4*n_layers
     x1 = n_gpu**(-1.0)
     x2 = b*q_len
-    x3 = (1/4)*d_model*p_act*x1*x2*(n_pp - 1)/bw_ar_inter
-    x4 = d_model*vocab
-    x5 = n_pp**(-1.0)
-    x6 = n_gpu*x5
-    x7 = kv_win*numpy.minimum(ctx, ctx_win)
-    x8 = r_cmp**(-1.0)
-    x9 = b*x5
-    x10 = d_head*n_q
-    x11 = d_model*p
-    x12 = d_head*(n_q + 2*n_q/g)
-    x13 = p_act*q_len*x9
-    x14 = n_ff_in + n_ff_out
-    x15 = d_model*d_ff_shared*n_layers*n_sh*x14
-    x16 = x6/sigma_attn
-    x17 = ctx + (1/2)*q_len - 1/2
-    x18 = ctx + q_len - 1
-    x19 = ctx**2 - ctx
-    x20 = (1/2)/q_len
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(st_cmp + ctx*(kv_idx + kv_bytes) + x7) + p*(n_attn + n_ff + w_idx*(x6 - 1) + x15))), t_kernel*x0 + x3*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x3, n_pp*x1*(w_idx*p*x6 + n_layers*(x10*x11 + x11*x12 + x13*(d_model + x10) + x13*(d_model + x12) + x14*(d_ff*x11 + x13*(d_ff + d_model))) + p_emb*x4 + x9*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x8 + x7))/hbm_bw), x1*(2*n_attn*x2 + 2*b*q_lm*x4 + x2*(2*n_ff/s + 2*x15) + x2*(f_idx*n_layers*x17*(xi_idx*x16 - xi_idx + 1) + w_idx*(2*x16 - 2) + x0*x10*(x8*numpy.where(numpy.greater_equal(k_top, x18), x17, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x20*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x19))) + numpy.where(numpy.greater_equal(ctx_win, x18), x17, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x20*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x19))))))/flops), numpy.inf)
+    x3 = x1*x2
+    x4 = (1/4)*d_model*p_act*x3*(n_pp - 1)/bw_ar_inter
+    x5 = d_model*vocab
+    x6 = n_pp**(-1.0)
+    x7 = n_gpu*x6
+    x8 = kv_win*numpy.minimum(ctx, ctx_win)
+    x9 = r_cmp**(-1.0)
+    x10 = b*x6
+    x11 = d_head*n_q
+    x12 = d_model*p
+    x13 = d_head*(n_q + 2*n_q/g)
+    x14 = p_act*q_len*x10
+    x15 = n_ff_in + n_ff_out
+    x16 = d_model*d_ff_shared*n_layers*n_sh*x15
+    x17 = x7/sigma_attn
+    x18 = ctx + (1/2)*q_len - 1/2
+    x19 = ctx + q_len - 1
+    x20 = ctx**2 - ctx
+    x21 = (1/2)/q_len
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(st_cmp + ctx*(kv_idx + kv_bytes) + x8) + p*(n_attn + n_ff + w_idx*(x7 - 1) + x16))), t_kernel*x0 + x4*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x4, n_pp*x1*(w_idx*p*x7 + n_layers*(x11*x12 + x12*x13 + x14*(d_model + x11) + x14*(d_model + x13) + x15*(d_ff*x12 + x14*(d_ff + d_model))) + p_emb*x5 + x10*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x9 + x8))/hbm_bw), x0*x11*x3*(x9*numpy.where(numpy.greater_equal(k_top, x19), x18, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x21*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x20))) + numpy.where(numpy.greater_equal(ctx_win, x19), x18, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x21*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x20))))/flops_attn + x1*(2*n_attn*x2 + 2*b*q_lm*x5 + x2*(2*n_ff/s + 2*x16) + x2*(f_idx*n_layers*x18*(xi_idx*x17 - xi_idx + 1) + w_idx*(2*x17 - 2)))/flops), numpy.inf)
 
 
-def limit_torus_1d__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_1d__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def limit_torus_1d__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_1d__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return 0
 
 
-def limit_torus_1d__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_1d__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def limit_torus_1d__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_1d__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_pp**(-1.0)
     x1 = b*x0
     x2 = d_head*n_q
@@ -3728,11 +4141,11 @@ def limit_torus_1d__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_ac
     return n_pp*(n_gpu*w_idx*p*x0 + d_model*vocab*p_emb + n_layers*(x2*x3 + x3*x4 + x5*(d_model + x2) + x5*(d_model + x4) + (n_ff_in + n_ff_out)*(d_ff*x3 + x5*(d_ff + d_model))) + x1*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp))/(hbm_bw*n_gpu)
 
 
-def limit_torus_1d__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_1d__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes)) + p*(n_attn + n_ff + w_idx*(n_gpu/n_pp - 1) + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
-def limit_torus_1d__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_1d__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = 4*n_layers
     x1 = b*q_len
     x2 = p_act*x1
@@ -3782,10 +4195,10 @@ def limit_torus_1d__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_mo
     x46 = n_unembed*p_emb
     x47 = n_attn + n_ff
     x48 = b*(st_cmp + ctx*(kv_idx + kv_bytes) + x19)
-    return t_kernel*x0, x6, x13*numpy.where(numpy.less_equal(x10, 1), 0, b*d_model*p_act*x11*x12*x5), x15*x16 + x16*(x17 + x18*x21 + x22*x33*(d_ff*x28*x30 + x24 + x32/x28) + x33*(d_model*x30*x36 + x2*x31*x39/x36 + x30*x37*x38 + x32/x37 + x40)), x4*(2*n_attn*x1 + 2*b*q_lm*x14 + x1*(2*n_ff/s + x13*x41) + x1*(f_idx*n_layers*x42*(xi_idx*x10 - xi_idx + 1) + w_idx*(2*x10 - 2) + x0*x38*(x20*numpy.where(numpy.greater_equal(k_top, x43), x42, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x45*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x44))) + numpy.where(numpy.greater_equal(ctx_win, x43), x42, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x45*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x44))))))/flops, p*(w_idx*sigma_attn*x11 + sigma_attn*x47) + x18*x48 + x46, x6, x16*(n_layers*(x22*(x24 + x29*(d_ff + d_model)) + x29*(d_model + x38) + x29*(d_model + x39) + x40) + x15 + x17 + x21), p*(w_idx*(x9 - 1) + n_layers*x41 + x47) + x46 + x48
+    return t_kernel*x0, x6, x13*numpy.where(numpy.less_equal(x10, 1), 0, b*d_model*p_act*x11*x12*x5), x15*x16 + x16*(x17 + x18*x21 + x22*x33*(d_ff*x28*x30 + x24 + x32/x28) + x33*(d_model*x30*x36 + x2*x31*x39/x36 + x30*x37*x38 + x32/x37 + x40)), x0*x1*x38*x4*(x20*numpy.where(numpy.greater_equal(k_top, x43), x42, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x45*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x44))) + numpy.where(numpy.greater_equal(ctx_win, x43), x42, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x45*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x44))))/flops_attn + x4*(2*n_attn*x1 + 2*b*q_lm*x14 + x1*(2*n_ff/s + x13*x41) + x1*(f_idx*n_layers*x42*(xi_idx*x10 - xi_idx + 1) + w_idx*(2*x10 - 2)))/flops, p*(w_idx*sigma_attn*x11 + sigma_attn*x47) + x18*x48 + x46, x6, x16*(n_layers*(x22*(x24 + x29*(d_ff + d_model)) + x29*(d_model + x38) + x29*(d_model + x39) + x40) + x15 + x17 + x21), p*(w_idx*(x9 - 1) + n_layers*x41 + x47) + x46 + x48
 
 
-def limit_torus_1d__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_1d__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = 4*n_layers
     x1 = t_kernel*x0
     x2 = 1 - omega_net
@@ -3823,7 +4236,7 @@ def limit_torus_1d__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_m
     x34 = ctx + q_len - 1
     x35 = ctx**2 - ctx
     x36 = (1/2)/q_len
-    x37 = x4*(2*n_attn*x3 + 2*b*q_lm*x9 + x3*(2*n_ff/s + x27*x29) + x3*(f_idx*n_layers*x33*(xi_idx*x31 - xi_idx + 1) + w_idx*(2*x31 - 2) + x0*x22*(x15*numpy.where(numpy.greater_equal(k_top, x34), x33, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x36*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x35))) + numpy.where(numpy.greater_equal(ctx_win, x34), x33, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x36*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x35))))))/flops
+    x37 = x0*x22*x3*x4*(x15*numpy.where(numpy.greater_equal(k_top, x34), x33, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x36*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x35))) + numpy.where(numpy.greater_equal(ctx_win, x34), x33, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x36*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x35))))/flops_attn + x4*(2*n_attn*x3 + 2*b*q_lm*x9 + x3*(2*n_ff/s + x27*x29) + x3*(f_idx*n_layers*x33*(xi_idx*x31 - xi_idx + 1) + w_idx*(2*x31 - 2)))/flops
     x38 = numpy.greater_equal(n_gpu, n_pp)
     x39 = numpy.less_equal(n_pp, b)
     x40 = hbm_cap*n_gpu
@@ -3858,11 +4271,11 @@ def limit_torus_1d__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_m
     return x44, numpy.where(x63, x1 + x2*x48 + numpy.maximum(numpy.maximum(x37, x62), omega_net*x48), numpy.inf), x44, numpy.where(x63, x1 + x2*x68 + numpy.maximum(numpy.maximum(x37, x62), omega_net*x68), numpy.inf)
 
 
-def limit_torus_2d__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_2d__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return 4*n_layers*t_kernel
 
 
-def limit_torus_2d__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_2d__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
     x1 = numpy.less_equal(x0, 1)
     x2 = (1/2)*b*p_act*q_len*(x0 - 1)/(n_gpu*bw_ar_inter)
@@ -3870,11 +4283,11 @@ def limit_torus_2d__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p,
     return n_layers*(numpy.where(x1, 0, x3) + numpy.where(x1, 0, n_ff_out*x3) + numpy.where(x1, 0, d_head*x2*(n_q + 2*n_q/g)) + numpy.where(x1, 0, n_ff_in*x2*(d_ff*n_active + d_ff_shared*n_sh)))
 
 
-def limit_torus_2d__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_2d__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def limit_torus_2d__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_2d__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
     x2 = sigma_attn**(-1.0)
@@ -3900,31 +4313,31 @@ def limit_torus_2d__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, 
     return n_pp*(w_idx*p*x1 + x16*(n_ff_in + n_ff_out)*(d_ff*x12*x9 + d_ff*x5 + x15/x9) + x16*(d_head*n_q*x12*x20 + d_head*x10*x14*x18/x21 + n_q*x17 + x11*x13*x21 + x15/x20 + x17*x18) + x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, g*x3/n_q))/(hbm_bw*n_gpu)
 
 
-def limit_torus_2d__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_2d__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return n_pp*d_model*vocab*p_emb/(hbm_bw*n_gpu)
 
 
-def limit_torus_2d__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
-    return 0
+def limit_torus_2d__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+    x0 = ctx + (1/2)*q_len - 1/2
+    x1 = ctx + q_len - 1
+    x2 = ctx**2 - ctx
+    x3 = (1/2)/q_len
+    return 4*b*d_head*n_layers*n_q*q_len*(numpy.where(numpy.greater_equal(ctx_win, x1), x0, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x3*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x2))) + numpy.where(numpy.greater_equal(k_top, x1), x0, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x3*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x2)))/r_cmp)/(flops_attn*n_gpu)
 
 
-def limit_torus_2d__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_2d__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = b*q_len
     x1 = 2*d_model
     x2 = n_gpu/(n_pp*sigma_attn)
-    x3 = ctx + (1/2)*q_len - 1/2
-    x4 = ctx + q_len - 1
-    x5 = ctx**2 - ctx
-    x6 = (1/2)/q_len
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2) + 4*d_head*n_layers*n_q*(numpy.where(numpy.greater_equal(ctx_win, x4), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x6*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x5))) + numpy.where(numpy.greater_equal(k_top, x4), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x6*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x5)))/r_cmp)))/(flops*n_gpu)
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*(ctx + (1/2)*q_len - 1/2)*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2)))/(flops*n_gpu)
 
 
-def limit_torus_2d__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_2d__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_gpu/(n_pp*sigma_attn)
     return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, g*x0/n_q) + p*(w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + n_ff))
 
 
-def limit_torus_2d__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_2d__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_gpu**(-1.0)
     x1 = bw_ar_inter**(-1.0)
     x2 = b*d_model*p_act*q_len*x0*x1
@@ -3936,7 +4349,7 @@ def limit_torus_2d__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_
     return n_layers*(numpy.where(x4, 0, x6) + numpy.where(x4, 0, n_ff_out*x6) + numpy.where(x4, 0, d_head*x7*(n_q + 2*n_q/g)) + numpy.where(x4, 0, n_ff_in*x7*(d_ff*n_active + d_ff_shared*n_sh))) + (1/4)*x2*(n_pp - 1)
 
 
-def limit_torus_2d__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_2d__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_pp/(hbm_bw*n_gpu)
     x1 = n_pp**(-1.0)
     x2 = n_gpu*x1
@@ -3963,18 +4376,19 @@ def limit_torus_2d__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_m
     return d_model*vocab*p_emb*x0 + x0*(w_idx*p*x2 + x17*(n_ff_in + n_ff_out)*(d_ff*x10*x13 + d_ff*x6 + x16/x10) + x17*(d_head*n_q*x13*x21 + d_head*x11*x15*x19/x22 + n_q*x18 + x12*x14*x22 + x16/x21 + x18*x19) + x5*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, g*x4/n_q))
 
 
-def limit_torus_2d__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
-    x0 = b*q_len
-    x1 = 2*d_model
-    x2 = n_gpu/(n_pp*sigma_attn)
-    x3 = ctx + (1/2)*q_len - 1/2
-    x4 = ctx + q_len - 1
-    x5 = ctx**2 - ctx
-    x6 = (1/2)/q_len
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2) + 4*d_head*n_layers*n_q*(numpy.where(numpy.greater_equal(ctx_win, x4), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x6*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x5))) + numpy.where(numpy.greater_equal(k_top, x4), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x6*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x5)))/r_cmp)))/(flops*n_gpu)
+def limit_torus_2d__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+    x0 = n_gpu**(-1.0)
+    x1 = b*q_len
+    x2 = 2*d_model
+    x3 = n_gpu/(n_pp*sigma_attn)
+    x4 = ctx + (1/2)*q_len - 1/2
+    x5 = ctx + q_len - 1
+    x6 = ctx**2 - ctx
+    x7 = (1/2)/q_len
+    return 4*d_head*n_layers*n_q*x0*x1*(numpy.where(numpy.greater_equal(ctx_win, x5), x4, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x7*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x6))) + numpy.where(numpy.greater_equal(k_top, x5), x4, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x7*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x6)))/r_cmp)/flops_attn + x0*(2*n_attn*x1 + b*vocab*q_lm*x2 + x1*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x2*(n_ff_in + n_ff_out)) + x1*(f_idx*n_layers*x4*(xi_idx*x3 - xi_idx + 1) + w_idx*(2*x3 - 2)))/flops
 
 
-def limit_torus_2d__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_2d__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = 4*n_layers
     x1 = b*q_len
     x2 = d_model*p_act
@@ -4020,23 +4434,23 @@ def limit_torus_2d__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_
     x42 = numpy.sqrt(d_head)
     x43 = numpy.minimum(x21, numpy.maximum(1, x33/(numpy.sqrt(n_q)*x42)))
     x44 = numpy.minimum(x21, numpy.maximum(1, numpy.sqrt(x13)*x42*x6/x32))
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + p*(w_idx*sigma_attn*(x21 - 1) + sigma_attn*(n_attn + n_ff)) + x30*(st_cmp + ctx*(kv_idx + kv_bytes) + x29))), t_kernel*x0 + x15*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x15, d_model*vocab*p_emb*x28 + x28*(w_idx*p*x20 + x17*x40*(d_ff*x31 + d_ff*x34*x37 + x39/x34) + x19*x30*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x26 + x29) + x40*(n_q*x41 + x13*x41 + x14*x36*x38/x44 + x27*x37*x43 + x3*x35*x44 + x39/x43))), x4*(2*n_attn*x1 + b*vocab*q_lm*x16 + x1*(2*n_ff/s + n_layers*x11*x16*x17) + x1*(f_idx*n_layers*x22*(xi_idx*x21 - xi_idx + 1) + w_idx*(2*x21 - 2) + x0*x27*(x26*numpy.where(numpy.greater_equal(k_top, x23), x22, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x25*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x24))) + numpy.where(numpy.greater_equal(ctx_win, x23), x22, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x25*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x24))))))/flops), numpy.inf)
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + p*(w_idx*sigma_attn*(x21 - 1) + sigma_attn*(n_attn + n_ff)) + x30*(st_cmp + ctx*(kv_idx + kv_bytes) + x29))), t_kernel*x0 + x15*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x15, d_model*vocab*p_emb*x28 + x28*(w_idx*p*x20 + x17*x40*(d_ff*x31 + d_ff*x34*x37 + x39/x34) + x19*x30*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x26 + x29) + x40*(n_q*x41 + x13*x41 + x14*x36*x38/x44 + x27*x37*x43 + x3*x35*x44 + x39/x43))), x0*x1*x27*x4*(x26*numpy.where(numpy.greater_equal(k_top, x23), x22, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x25*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x24))) + numpy.where(numpy.greater_equal(ctx_win, x23), x22, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x25*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x24))))/flops_attn + x4*(2*n_attn*x1 + b*vocab*q_lm*x16 + x1*(2*n_ff/s + n_layers*x11*x16*x17) + x1*(f_idx*n_layers*x22*(xi_idx*x21 - xi_idx + 1) + w_idx*(2*x21 - 2)))/flops), numpy.inf)
 
 
-def limit_torus_2d__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_2d__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_gpu/(n_pp*sigma_attn)
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, g*x0/n_q) + p*(w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + n_ff)))), 1, 0)
 
 
-def limit_torus_2d__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_2d__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return 4*n_layers*t_kernel + (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def limit_torus_2d__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_2d__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return 0
 
 
-def limit_torus_2d__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_2d__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_gpu**(-1.0)
     x1 = bw_ar_inter**(-1.0)
     x2 = b*d_model*p_act*q_len*x0*x1
@@ -4048,44 +4462,45 @@ def limit_torus_2d__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p,
     return n_layers*(numpy.where(x4, 0, x6) + numpy.where(x4, 0, n_ff_out*x6) + numpy.where(x4, 0, d_head*x7*(n_q + 2*n_q/g)) + numpy.where(x4, 0, n_ff_in*x7*(d_ff*n_active + d_ff_shared*n_sh))) + (1/4)*x2*(n_pp - 1)
 
 
-def limit_torus_2d__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_2d__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = 4*n_layers
     x1 = n_gpu**(-1.0)
     x2 = b*q_len
-    x3 = (1/4)*d_model*p_act*x1*x2*(n_pp - 1)/bw_ar_inter
-    x4 = d_model*vocab
-    x5 = n_pp**(-1.0)
-    x6 = n_gpu*x5
-    x7 = kv_win*numpy.minimum(ctx, ctx_win)
-    x8 = r_cmp**(-1.0)
-    x9 = b*x5
-    x10 = d_head*n_q
-    x11 = d_model*p
-    x12 = d_head*(n_q + 2*n_q/g)
-    x13 = p_act*q_len*x9
-    x14 = n_ff_in + n_ff_out
-    x15 = d_model*d_ff_shared*n_layers*n_sh*x14
-    x16 = x6/sigma_attn
-    x17 = ctx + (1/2)*q_len - 1/2
-    x18 = ctx + q_len - 1
-    x19 = ctx**2 - ctx
-    x20 = (1/2)/q_len
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(st_cmp + ctx*(kv_idx + kv_bytes) + x7) + p*(n_attn + n_ff + w_idx*(x6 - 1) + x15))), t_kernel*x0 + x3*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x3, n_pp*x1*(w_idx*p*x6 + n_layers*(x10*x11 + x11*x12 + x13*(d_model + x10) + x13*(d_model + x12) + x14*(d_ff*x11 + x13*(d_ff + d_model))) + p_emb*x4 + x9*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x8 + x7))/hbm_bw), x1*(2*n_attn*x2 + 2*b*q_lm*x4 + x2*(2*n_ff/s + 2*x15) + x2*(f_idx*n_layers*x17*(xi_idx*x16 - xi_idx + 1) + w_idx*(2*x16 - 2) + x0*x10*(x8*numpy.where(numpy.greater_equal(k_top, x18), x17, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x20*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x19))) + numpy.where(numpy.greater_equal(ctx_win, x18), x17, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x20*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x19))))))/flops), numpy.inf)
+    x3 = x1*x2
+    x4 = (1/4)*d_model*p_act*x3*(n_pp - 1)/bw_ar_inter
+    x5 = d_model*vocab
+    x6 = n_pp**(-1.0)
+    x7 = n_gpu*x6
+    x8 = kv_win*numpy.minimum(ctx, ctx_win)
+    x9 = r_cmp**(-1.0)
+    x10 = b*x6
+    x11 = d_head*n_q
+    x12 = d_model*p
+    x13 = d_head*(n_q + 2*n_q/g)
+    x14 = p_act*q_len*x10
+    x15 = n_ff_in + n_ff_out
+    x16 = d_model*d_ff_shared*n_layers*n_sh*x15
+    x17 = x7/sigma_attn
+    x18 = ctx + (1/2)*q_len - 1/2
+    x19 = ctx + q_len - 1
+    x20 = ctx**2 - ctx
+    x21 = (1/2)/q_len
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(st_cmp + ctx*(kv_idx + kv_bytes) + x8) + p*(n_attn + n_ff + w_idx*(x7 - 1) + x16))), t_kernel*x0 + x4*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x4, n_pp*x1*(w_idx*p*x7 + n_layers*(x11*x12 + x12*x13 + x14*(d_model + x11) + x14*(d_model + x13) + x15*(d_ff*x12 + x14*(d_ff + d_model))) + p_emb*x5 + x10*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x9 + x8))/hbm_bw), x0*x11*x3*(x9*numpy.where(numpy.greater_equal(k_top, x19), x18, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x21*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x20))) + numpy.where(numpy.greater_equal(ctx_win, x19), x18, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x21*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x20))))/flops_attn + x1*(2*n_attn*x2 + 2*b*q_lm*x5 + x2*(2*n_ff/s + 2*x16) + x2*(f_idx*n_layers*x18*(xi_idx*x17 - xi_idx + 1) + w_idx*(2*x17 - 2)))/flops), numpy.inf)
 
 
-def limit_torus_2d__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_2d__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def limit_torus_2d__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_2d__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return 0
 
 
-def limit_torus_2d__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_2d__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def limit_torus_2d__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_2d__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_pp**(-1.0)
     x1 = b*x0
     x2 = d_head*n_q
@@ -4095,11 +4510,11 @@ def limit_torus_2d__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_ac
     return n_pp*(n_gpu*w_idx*p*x0 + d_model*vocab*p_emb + n_layers*(x2*x3 + x3*x4 + x5*(d_model + x2) + x5*(d_model + x4) + (n_ff_in + n_ff_out)*(d_ff*x3 + x5*(d_ff + d_model))) + x1*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp))/(hbm_bw*n_gpu)
 
 
-def limit_torus_2d__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_2d__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes)) + p*(n_attn + n_ff + w_idx*(n_gpu/n_pp - 1) + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
-def limit_torus_2d__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_2d__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = 4*n_layers
     x1 = b*q_len
     x2 = p_act*x1
@@ -4151,23 +4566,23 @@ def limit_torus_2d__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_mo
     x48 = n_unembed*p_emb
     x49 = n_attn + n_ff
     x50 = b*(st_cmp + ctx*(kv_idx + kv_bytes) + x24)
-    return t_kernel*x0, x6, n_layers*(numpy.where(x8, 0, x11) + numpy.where(x8, 0, n_ff_out*x11) + numpy.where(x8, 0, x10*x14) + numpy.where(x8, 0, n_ff_in*x10*(d_ff*n_active + x12))), x16*x17 + x17*(x20 + x23*x26 + x27*x37*(d_ff*x32*x34 + x29 + x36/x32) + x37*(d_model*x34*x39 + x14*x2*x35/x39 + x34*x40*x41 + x36/x40 + x42)), x4*(2*n_attn*x1 + 2*b*q_lm*x15 + x1*(2*n_ff/s + 2*x43) + x1*(f_idx*n_layers*x44*(xi_idx*x22 - xi_idx + 1) + w_idx*(2*x22 - 2) + x0*x41*(x25*numpy.where(numpy.greater_equal(k_top, x45), x44, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x47*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x46))) + numpy.where(numpy.greater_equal(ctx_win, x45), x44, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x47*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x46))))))/flops, p*(w_idx*sigma_attn*(x22 - 1) + sigma_attn*x49) + x23*x50 + x48, x6, x17*(n_layers*(x27*(x29 + x33*(d_ff + d_model)) + x33*(d_model + x14) + x33*(d_model + x41) + x42) + x16 + x20 + x26), p*(w_idx*(x19 - 1) + x43 + x49) + x48 + x50
+    return t_kernel*x0, x6, n_layers*(numpy.where(x8, 0, x11) + numpy.where(x8, 0, n_ff_out*x11) + numpy.where(x8, 0, x10*x14) + numpy.where(x8, 0, n_ff_in*x10*(d_ff*n_active + x12))), x16*x17 + x17*(x20 + x23*x26 + x27*x37*(d_ff*x32*x34 + x29 + x36/x32) + x37*(d_model*x34*x39 + x14*x2*x35/x39 + x34*x40*x41 + x36/x40 + x42)), x0*x1*x4*x41*(x25*numpy.where(numpy.greater_equal(k_top, x45), x44, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x47*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x46))) + numpy.where(numpy.greater_equal(ctx_win, x45), x44, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x47*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x46))))/flops_attn + x4*(2*n_attn*x1 + 2*b*q_lm*x15 + x1*(2*n_ff/s + 2*x43) + x1*(f_idx*n_layers*x44*(xi_idx*x22 - xi_idx + 1) + w_idx*(2*x22 - 2)))/flops, p*(w_idx*sigma_attn*(x22 - 1) + sigma_attn*x49) + x23*x50 + x48, x6, x17*(n_layers*(x27*(x29 + x33*(d_ff + d_model)) + x33*(d_model + x14) + x33*(d_model + x41) + x42) + x16 + x20 + x26), p*(w_idx*(x19 - 1) + x43 + x49) + x48 + x50
 
 
-def limit_torus_1d_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_1d_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return 4*n_layers*t_kernel
 
 
-def limit_torus_1d_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_1d_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_gpu/(n_pp*sigma_attn)
     return 2*n_layers*numpy.where(numpy.less_equal(x0, 1), 0, (1/2)*b*d_model*p_act*q_len*(x0 - 1)/(n_gpu*bw_ar_inter))
 
 
-def limit_torus_1d_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_1d_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def limit_torus_1d_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_1d_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
     x2 = sigma_attn**(-1.0)
@@ -4198,40 +4613,72 @@ def limit_torus_1d_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx,
     return n_pp*(w_idx*p*x1 + x16*(n_ff_in + n_ff_out)*(d_ff*x12*x9 + d_ff*x5 + x15/x9) + x16*(p*x18*x20 + x11*x13*x22 + x12*x17*x24 + x12*x18*x26 + x15/x24 + x17*x5 + x18*x5 + x18*x25/x22 + x20*x25/x26) + x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, x3))/(hbm_bw*n_gpu)
 
 
-def limit_torus_1d_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_1d_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return n_pp*d_model*vocab*p_emb/(hbm_bw*n_gpu)
 
 
-def limit_torus_1d_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
-    return 0
+def limit_torus_1d_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+    x0 = ctx + (1/2)*q_len - 1/2
+    x1 = 2*d_rope
+    x2 = n_q*q_len
+    x3 = x0*x2*(2*d_head + 2*d_nope + x1)
+    x4 = ctx + q_len - 1
+    x5 = numpy.greater_equal(ctx_win, x4)
+    x6 = numpy.greater_equal(k_top, x4)
+    x7 = numpy.greater(xi_mha, 0)
+    x8 = r_cmp**(-1.0)
+    x9 = x0*x8
+    x10 = x2*(4*c_kv + x1)
+    x11 = 2*ctx*c_kv*n_q*(d_head + d_nope) + x3
+    x12 = numpy.greater_equal(ctx, ctx_win)
+    x13 = ctx**2 - ctx
+    x14 = (1/2)/q_len
+    x15 = x14*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x13)
+    x16 = numpy.greater_equal(ctx, k_top)
+    x17 = k_top*x8
+    x18 = x14*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x13)
+    x19 = x18*x8
+    return b*n_layers*numpy.where(numpy.where(numpy.logical_and(x5, x6), numpy.logical_and(x7, numpy.less(x11, x10*(x0 + x9))), numpy.where(numpy.logical_and(x12, x6), numpy.logical_and(x7, numpy.less(x11, x10*(ctx_win + x9))), numpy.where(x6, numpy.logical_and(x7, numpy.less(x11, x10*(x15 + x9))), numpy.where(numpy.logical_and(x16, x5), numpy.logical_and(x7, numpy.less(x11, x10*(x0 + x17))), numpy.where(numpy.logical_and(x12, x16), numpy.logical_and(x7, numpy.less(x11, x10*(ctx_win + x17))), numpy.where(x16, numpy.logical_and(x7, numpy.less(x11, x10*(x15 + x17))), numpy.where(x5, numpy.logical_and(x7, numpy.less(x11, x10*(x0 + x19))), numpy.where(x12, numpy.logical_and(x7, numpy.less(x11, x10*(ctx_win + x19))), numpy.logical_and(x7, numpy.less(x11, x10*(x15 + x19))))))))))), x3, x10*(x8*numpy.where(x6, x0, numpy.where(x16, k_top, x18)) + numpy.where(x5, x0, numpy.where(x12, ctx_win, x15))))/(flops_attn*n_gpu)
 
 
-def limit_torus_1d_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_1d_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = b*q_len
     x1 = 2*d_model
     x2 = n_gpu/(n_pp*sigma_attn)
     x3 = ctx + (1/2)*q_len - 1/2
-    x4 = 2*d_rope
-    x5 = n_q*q_len
-    x6 = ctx + q_len - 1
-    x7 = ctx**2 - ctx
-    x8 = (1/2)/q_len
-    x9 = x5*(4*c_kv + x4)*(numpy.where(numpy.greater_equal(ctx_win, x6), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x8*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x7))) + numpy.where(numpy.greater_equal(k_top, x6), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x8*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x7)))/r_cmp)
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x9, 2*ctx*c_kv*n_q*(d_head + d_nope) + x3*x5*(2*d_head + 2*d_nope + x4)), x9) + q_len*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2))) + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)))/(flops*n_gpu)
+    x4 = 2*ctx*c_kv*n_q*(d_head + d_nope)
+    x5 = ctx + q_len - 1
+    x6 = numpy.greater_equal(ctx_win, x5)
+    x7 = numpy.greater_equal(k_top, x5)
+    x8 = numpy.greater(xi_mha, 0)
+    x9 = r_cmp**(-1.0)
+    x10 = x3*x9
+    x11 = 2*d_rope
+    x12 = n_q*q_len
+    x13 = x12*(4*c_kv + x11)
+    x14 = x12*x3*(2*d_head + 2*d_nope + x11) + x4
+    x15 = numpy.greater_equal(ctx, ctx_win)
+    x16 = ctx**2 - ctx
+    x17 = (1/2)/q_len
+    x18 = x17*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x16)
+    x19 = numpy.greater_equal(ctx, k_top)
+    x20 = k_top*x9
+    x21 = x17*x9*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x16)
+    return (2*n_attn*x0 + b*n_layers*numpy.where(numpy.where(numpy.logical_and(x6, x7), numpy.logical_and(x8, numpy.less(x14, x13*(x10 + x3))), numpy.where(numpy.logical_and(x15, x7), numpy.logical_and(x8, numpy.less(x14, x13*(ctx_win + x10))), numpy.where(x7, numpy.logical_and(x8, numpy.less(x14, x13*(x10 + x18))), numpy.where(numpy.logical_and(x19, x6), numpy.logical_and(x8, numpy.less(x14, x13*(x20 + x3))), numpy.where(numpy.logical_and(x15, x19), numpy.logical_and(x8, numpy.less(x14, x13*(ctx_win + x20))), numpy.where(x19, numpy.logical_and(x8, numpy.less(x14, x13*(x18 + x20))), numpy.where(x6, numpy.logical_and(x8, numpy.less(x14, x13*(x21 + x3))), numpy.where(x15, numpy.logical_and(x8, numpy.less(x14, x13*(ctx_win + x21))), numpy.logical_and(x8, numpy.less(x14, x13*(x18 + x21))))))))))), x4, 0) + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2)))/(flops*n_gpu)
 
 
-def limit_torus_1d_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_1d_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_gpu/(n_pp*sigma_attn)
     return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, x0) + p*(w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + n_ff))
 
 
-def limit_torus_1d_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_1d_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     x1 = n_gpu/(n_pp*sigma_attn)
     return 2*n_layers*numpy.where(numpy.less_equal(x1, 1), 0, (1/2)*x0*(x1 - 1)) + (1/4)*x0*(n_pp - 1)
 
 
-def limit_torus_1d_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_1d_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_pp/(hbm_bw*n_gpu)
     x1 = n_pp**(-1.0)
     x2 = n_gpu*x1
@@ -4263,21 +4710,38 @@ def limit_torus_1d_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act,
     return d_model*vocab*p_emb*x0 + x0*(w_idx*p*x2 + x17*(n_ff_in + n_ff_out)*(d_ff*x10*x13 + d_ff*x6 + x16/x10) + x17*(p*x19*x21 + x12*x14*x23 + x13*x18*x25 + x13*x19*x27 + x16/x25 + x18*x6 + x19*x6 + x19*x26/x23 + x21*x26/x27) + x5*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, x4))
 
 
-def limit_torus_1d_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
-    x0 = b*q_len
-    x1 = 2*d_model
-    x2 = n_gpu/(n_pp*sigma_attn)
-    x3 = ctx + (1/2)*q_len - 1/2
-    x4 = 2*d_rope
-    x5 = n_q*q_len
+def limit_torus_1d_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+    x0 = n_gpu**(-1.0)
+    x1 = b*q_len
+    x2 = 2*d_model
+    x3 = n_gpu/(n_pp*sigma_attn)
+    x4 = ctx + (1/2)*q_len - 1/2
+    x5 = 2*ctx*c_kv*n_q*(d_head + d_nope)
     x6 = ctx + q_len - 1
-    x7 = ctx**2 - ctx
-    x8 = (1/2)/q_len
-    x9 = x5*(4*c_kv + x4)*(numpy.where(numpy.greater_equal(ctx_win, x6), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x8*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x7))) + numpy.where(numpy.greater_equal(k_top, x6), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x8*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x7)))/r_cmp)
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x9, 2*ctx*c_kv*n_q*(d_head + d_nope) + x3*x5*(2*d_head + 2*d_nope + x4)), x9) + q_len*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2))) + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)))/(flops*n_gpu)
+    x7 = numpy.greater_equal(ctx_win, x6)
+    x8 = numpy.greater_equal(k_top, x6)
+    x9 = numpy.greater(xi_mha, 0)
+    x10 = r_cmp**(-1.0)
+    x11 = x10*x4
+    x12 = 2*d_rope
+    x13 = n_q*q_len
+    x14 = x13*(4*c_kv + x12)
+    x15 = x13*x4*(2*d_head + 2*d_nope + x12)
+    x16 = x15 + x5
+    x17 = numpy.greater_equal(ctx, ctx_win)
+    x18 = ctx**2 - ctx
+    x19 = (1/2)/q_len
+    x20 = x19*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x18)
+    x21 = numpy.greater_equal(ctx, k_top)
+    x22 = k_top*x10
+    x23 = x19*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x18)
+    x24 = x10*x23
+    x25 = numpy.where(numpy.logical_and(x7, x8), numpy.logical_and(x9, numpy.greater(x14*(x11 + x4), x16)), numpy.where(numpy.logical_and(x17, x8), numpy.logical_and(x9, numpy.greater(x14*(ctx_win + x11), x16)), numpy.where(x8, numpy.logical_and(x9, numpy.less(x16, x14*(x11 + x20))), numpy.where(numpy.logical_and(x21, x7), numpy.logical_and(x9, numpy.greater(x14*(x22 + x4), x16)), numpy.where(numpy.logical_and(x17, x21), numpy.logical_and(x9, numpy.greater(x14*(ctx_win + x22), x16)), numpy.where(x21, numpy.logical_and(x9, numpy.less(x16, x14*(x20 + x22))), numpy.where(x7, numpy.logical_and(x9, numpy.less(x16, x14*(x24 + x4))), numpy.where(x17, numpy.logical_and(x9, numpy.less(x16, x14*(ctx_win + x24))), numpy.logical_and(x9, numpy.less(x16, x14*(x20 + x24)))))))))))
+    x26 = b*n_layers
+    return x0*x26*numpy.where(x25, x15, x14*(x10*numpy.where(x8, x4, numpy.where(x21, k_top, x23)) + numpy.where(x7, x4, numpy.where(x17, ctx_win, x20))))/flops_attn + x0*(2*n_attn*x1 + b*vocab*q_lm*x2 + x1*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x2*(n_ff_in + n_ff_out)) + x1*(f_idx*n_layers*x4*(xi_idx*x3 - xi_idx + 1) + w_idx*(2*x3 - 2)) + x26*numpy.where(x25, x5, 0))/flops
 
 
-def limit_torus_1d_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_1d_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = b*q_len
     x1 = d_model*p_act
     x2 = x0*x1
@@ -4291,64 +4755,79 @@ def limit_torus_1d_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act
     x10 = (1/2)*q_len
     x11 = 2*n_layers
     x12 = x11*numpy.where(numpy.less_equal(x8, 1), 0, b*x1*x10*x4*x9) + (1/4)*x2*x4*(n_pp - 1)
-    x13 = d_model*vocab
-    x14 = n_ff_in + n_ff_out
-    x15 = ctx + x10 - 1/2
-    x16 = 2*n_q
-    x17 = 2*d_rope
-    x18 = n_q*q_len
-    x19 = ctx + q_len - 1
-    x20 = ctx**2 - ctx
-    x21 = (1/2)/q_len
-    x22 = r_cmp**(-1.0)
-    x23 = x18*(4*c_kv + x17)*(x22*numpy.where(numpy.greater_equal(k_top, x19), x15, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x21*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x20))) + numpy.where(numpy.greater_equal(ctx_win, x19), x15, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x21*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x20))))
-    x24 = n_pp*x3/hbm_bw
-    x25 = kv_win*numpy.minimum(ctx, ctx_win)
-    x26 = b*numpy.maximum(1, x8)
-    x27 = d_model*p
-    x28 = numpy.sqrt(d_model)
-    x29 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x30 = x28*x29
-    x31 = numpy.minimum(x8, numpy.maximum(1, x30/numpy.sqrt(d_ff)))
-    x32 = x5*x6
-    x33 = p_act*x0
-    x34 = x32*x33
-    x35 = n_gpu/(n_pp**2*sigma_attn**2)
-    x36 = x2*x35
-    x37 = sigma_attn*n_layers
-    x38 = d_head*n_q
-    x39 = c_kv + c_q
-    x40 = n_q + x16/g
-    x41 = d_head*x40
-    x42 = numpy.sqrt(x39)
-    x43 = numpy.minimum(x8, numpy.maximum(1, x29*x42/x28))
-    x44 = numpy.sqrt(d_head)
-    x45 = numpy.minimum(x8, numpy.maximum(1, x30/(numpy.sqrt(n_q)*x44)))
-    x46 = x33*x35
-    x47 = numpy.minimum(x8, numpy.maximum(1, x29*numpy.sqrt(x40)*x44/x42))
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + p*(w_idx*sigma_attn*x9 + sigma_attn*(n_attn + n_ff)) + x26*(st_cmp + ctx*(kv_idx + kv_bytes) + x25))), 4*n_layers*t_kernel + x12*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x12, x3*(2*n_attn*x0 + 2*b*q_lm*x13 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x23, ctx*c_kv*x16*(d_head + d_nope) + x15*x18*(2*d_head + 2*d_nope + x17)), x23) + q_len*(f_idx*n_layers*x15*(xi_idx*x8 - xi_idx + 1) + w_idx*(2*x8 - 2))) + x0*(2*n_ff/s + d_model*d_ff_shared*n_sh*x11*x14))/flops), p_emb*x13*x24 + x24*(w_idx*p*x7 + x14*x37*(d_ff*x27 + d_ff*x31*x34 + x36/x31) + x26*x6*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x22 + x25) + x37*(p*x39*x41 + x2*x32*x43 + x27*x38 + x27*x39 + x34*x38*x45 + x34*x39*x47 + x36/x45 + x39*x46/x43 + x41*x46/x47))), numpy.inf)
+    x13 = n_pp*x3/hbm_bw
+    x14 = d_model*vocab
+    x15 = kv_win*numpy.minimum(ctx, ctx_win)
+    x16 = r_cmp**(-1.0)
+    x17 = b*numpy.maximum(1, x8)
+    x18 = n_ff_in + n_ff_out
+    x19 = d_model*p
+    x20 = numpy.sqrt(d_model)
+    x21 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x22 = x20*x21
+    x23 = numpy.minimum(x8, numpy.maximum(1, x22/numpy.sqrt(d_ff)))
+    x24 = x5*x6
+    x25 = p_act*x0
+    x26 = x24*x25
+    x27 = n_gpu/(n_pp**2*sigma_attn**2)
+    x28 = x2*x27
+    x29 = sigma_attn*n_layers
+    x30 = d_head*n_q
+    x31 = c_kv + c_q
+    x32 = 2*n_q
+    x33 = n_q + x32/g
+    x34 = d_head*x33
+    x35 = numpy.sqrt(x31)
+    x36 = numpy.minimum(x8, numpy.maximum(1, x21*x35/x20))
+    x37 = numpy.sqrt(d_head)
+    x38 = numpy.minimum(x8, numpy.maximum(1, x22/(numpy.sqrt(n_q)*x37)))
+    x39 = x25*x27
+    x40 = numpy.minimum(x8, numpy.maximum(1, x21*numpy.sqrt(x33)*x37/x35))
+    x41 = ctx + x10 - 1/2
+    x42 = ctx*c_kv*x32*(d_head + d_nope)
+    x43 = ctx + q_len - 1
+    x44 = numpy.greater_equal(ctx_win, x43)
+    x45 = numpy.greater_equal(k_top, x43)
+    x46 = numpy.greater(xi_mha, 0)
+    x47 = x16*x41
+    x48 = 2*d_rope
+    x49 = n_q*q_len
+    x50 = x49*(4*c_kv + x48)
+    x51 = x41*x49*(2*d_head + 2*d_nope + x48)
+    x52 = x42 + x51
+    x53 = numpy.greater_equal(ctx, ctx_win)
+    x54 = ctx**2 - ctx
+    x55 = (1/2)/q_len
+    x56 = x55*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x54)
+    x57 = numpy.greater_equal(ctx, k_top)
+    x58 = k_top*x16
+    x59 = x55*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x54)
+    x60 = x16*x59
+    x61 = numpy.where(numpy.logical_and(x44, x45), numpy.logical_and(x46, numpy.greater(x50*(x41 + x47), x52)), numpy.where(numpy.logical_and(x45, x53), numpy.logical_and(x46, numpy.greater(x50*(ctx_win + x47), x52)), numpy.where(x45, numpy.logical_and(x46, numpy.less(x52, x50*(x47 + x56))), numpy.where(numpy.logical_and(x44, x57), numpy.logical_and(x46, numpy.greater(x50*(x41 + x58), x52)), numpy.where(numpy.logical_and(x53, x57), numpy.logical_and(x46, numpy.greater(x50*(ctx_win + x58), x52)), numpy.where(x57, numpy.logical_and(x46, numpy.less(x52, x50*(x56 + x58))), numpy.where(x44, numpy.logical_and(x46, numpy.less(x52, x50*(x41 + x60))), numpy.where(x53, numpy.logical_and(x46, numpy.less(x52, x50*(ctx_win + x60))), numpy.logical_and(x46, numpy.less(x52, x50*(x56 + x60)))))))))))
+    x62 = b*n_layers
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + p*(w_idx*sigma_attn*x9 + sigma_attn*(n_attn + n_ff)) + x17*(st_cmp + ctx*(kv_idx + kv_bytes) + x15))), 4*n_layers*t_kernel + x12*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x12, p_emb*x13*x14 + x13*(w_idx*p*x7 + x17*x6*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x16 + x15) + x18*x29*(d_ff*x19 + d_ff*x23*x26 + x28/x23) + x29*(p*x31*x34 + x19*x30 + x19*x31 + x2*x24*x36 + x26*x30*x38 + x26*x31*x40 + x28/x38 + x31*x39/x36 + x34*x39/x40))), x3*x62*numpy.where(x61, x51, x50*(x16*numpy.where(x45, x41, numpy.where(x57, k_top, x59)) + numpy.where(x44, x41, numpy.where(x53, ctx_win, x56))))/flops_attn + x3*(2*n_attn*x0 + 2*b*q_lm*x14 + x0*(2*n_ff/s + d_model*d_ff_shared*n_sh*x11*x18) + x0*(f_idx*n_layers*x41*(xi_idx*x8 - xi_idx + 1) + w_idx*(2*x8 - 2)) + x62*numpy.where(x61, x42, 0))/flops), numpy.inf)
 
 
-def limit_torus_1d_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_1d_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_gpu/(n_pp*sigma_attn)
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, x0) + p*(w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + n_ff)))), 1, 0)
 
 
-def limit_torus_1d_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_1d_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return 4*n_layers*t_kernel + (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def limit_torus_1d_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_1d_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return 0
 
 
-def limit_torus_1d_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_1d_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     x1 = n_gpu/(n_pp*sigma_attn)
     return 2*n_layers*numpy.where(numpy.less_equal(x1, 1), 0, (1/2)*x0*(x1 - 1)) + (1/4)*x0*(n_pp - 1)
 
 
-def limit_torus_1d_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_1d_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_gpu**(-1.0)
     x1 = b*q_len
     x2 = (1/4)*d_model*p_act*x0*x1*(n_pp - 1)/bw_ar_inter
@@ -4368,28 +4847,43 @@ def limit_torus_1d_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p,
     x16 = d_model*d_ff_shared*n_layers*n_sh*x15
     x17 = x5/sigma_attn
     x18 = ctx + (1/2)*q_len - 1/2
-    x19 = 2*d_rope
-    x20 = n_q*q_len
-    x21 = ctx + q_len - 1
-    x22 = ctx**2 - ctx
-    x23 = (1/2)/q_len
-    x24 = x20*(4*c_kv + x19)*(x7*numpy.where(numpy.greater_equal(k_top, x21), x18, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x23*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x22))) + numpy.where(numpy.greater_equal(ctx_win, x21), x18, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x23*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x22))))
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(st_cmp + ctx*(kv_idx + kv_bytes) + x6) + p*(n_attn + n_ff + w_idx*(x5 - 1) + x16))), 4*n_layers*t_kernel + x2*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x2, n_pp*x0*(w_idx*p*x5 + n_layers*(p*x11*x14 + x10*x11 + x10*x9 + x12*(d_model + x11) + x12*(d_model + x9) + x12*(x11 + x14) + x15*(d_ff*x10 + x12*(d_ff + d_model))) + p_emb*x3 + x8*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x7 + x6))/hbm_bw), x0*(2*n_attn*x1 + 2*b*q_lm*x3 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x24, ctx*c_kv*x13*(d_head + d_nope) + x18*x20*(2*d_head + 2*d_nope + x19)), x24) + q_len*(f_idx*n_layers*x18*(xi_idx*x17 - xi_idx + 1) + w_idx*(2*x17 - 2))) + x1*(2*n_ff/s + 2*x16))/flops), numpy.inf)
+    x19 = ctx*c_kv*x13*(d_head + d_nope)
+    x20 = ctx + q_len - 1
+    x21 = numpy.greater_equal(ctx_win, x20)
+    x22 = numpy.greater_equal(k_top, x20)
+    x23 = numpy.greater(xi_mha, 0)
+    x24 = x18*x7
+    x25 = 2*d_rope
+    x26 = n_q*q_len
+    x27 = x26*(4*c_kv + x25)
+    x28 = x18*x26*(2*d_head + 2*d_nope + x25)
+    x29 = x19 + x28
+    x30 = numpy.greater_equal(ctx, ctx_win)
+    x31 = ctx**2 - ctx
+    x32 = (1/2)/q_len
+    x33 = x32*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x31)
+    x34 = numpy.greater_equal(ctx, k_top)
+    x35 = k_top*x7
+    x36 = x32*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x31)
+    x37 = x36*x7
+    x38 = numpy.where(numpy.logical_and(x21, x22), numpy.logical_and(x23, numpy.greater(x27*(x18 + x24), x29)), numpy.where(numpy.logical_and(x22, x30), numpy.logical_and(x23, numpy.greater(x27*(ctx_win + x24), x29)), numpy.where(x22, numpy.logical_and(x23, numpy.less(x29, x27*(x24 + x33))), numpy.where(numpy.logical_and(x21, x34), numpy.logical_and(x23, numpy.greater(x27*(x18 + x35), x29)), numpy.where(numpy.logical_and(x30, x34), numpy.logical_and(x23, numpy.greater(x27*(ctx_win + x35), x29)), numpy.where(x34, numpy.logical_and(x23, numpy.less(x29, x27*(x33 + x35))), numpy.where(x21, numpy.logical_and(x23, numpy.less(x29, x27*(x18 + x37))), numpy.where(x30, numpy.logical_and(x23, numpy.less(x29, x27*(ctx_win + x37))), numpy.logical_and(x23, numpy.less(x29, x27*(x33 + x37)))))))))))
+    x39 = b*n_layers
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(st_cmp + ctx*(kv_idx + kv_bytes) + x6) + p*(n_attn + n_ff + w_idx*(x5 - 1) + x16))), 4*n_layers*t_kernel + x2*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x2, n_pp*x0*(w_idx*p*x5 + n_layers*(p*x11*x14 + x10*x11 + x10*x9 + x12*(d_model + x11) + x12*(d_model + x9) + x12*(x11 + x14) + x15*(d_ff*x10 + x12*(d_ff + d_model))) + p_emb*x3 + x8*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x7 + x6))/hbm_bw), x0*x39*numpy.where(x38, x28, x27*(x7*numpy.where(x22, x18, numpy.where(x34, k_top, x36)) + numpy.where(x21, x18, numpy.where(x30, ctx_win, x33))))/flops_attn + x0*(2*n_attn*x1 + 2*b*q_lm*x3 + x1*(2*n_ff/s + 2*x16) + x1*(f_idx*n_layers*x18*(xi_idx*x17 - xi_idx + 1) + w_idx*(2*x17 - 2)) + x39*numpy.where(x38, x19, 0))/flops), numpy.inf)
 
 
-def limit_torus_1d_mla__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_1d_mla__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def limit_torus_1d_mla__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_1d_mla__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return 0
 
 
-def limit_torus_1d_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_1d_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def limit_torus_1d_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_1d_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_pp**(-1.0)
     x1 = b*x0
     x2 = d_head*n_q
@@ -4400,11 +4894,11 @@ def limit_torus_1d_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, 
     return n_pp*(n_gpu*w_idx*p*x0 + d_model*vocab*p_emb + n_layers*(p*x4*x6 + x2*x3 + x3*x4 + x5*(d_model + x2) + x5*(d_model + x4) + x5*(x4 + x6) + (n_ff_in + n_ff_out)*(d_ff*x3 + x5*(d_ff + d_model))) + x1*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp))/(hbm_bw*n_gpu)
 
 
-def limit_torus_1d_mla__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_1d_mla__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes)) + p*(n_attn + n_ff + w_idx*(n_gpu/n_pp - 1) + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
-def limit_torus_1d_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_1d_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = b*q_len
     x1 = p_act*x0
     x2 = d_model*x1
@@ -4452,19 +4946,34 @@ def limit_torus_1d_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, 
     x44 = p*x33*x43 + x22*x33 + x22*x42
     x45 = d_model*d_ff_shared*n_sh*x21
     x46 = ctx + x11 - 1/2
-    x47 = 2*d_rope
-    x48 = n_q*q_len
-    x49 = ctx + q_len - 1
-    x50 = ctx**2 - ctx
-    x51 = (1/2)/q_len
-    x52 = x48*(4*c_kv + x47)*(x19*numpy.where(numpy.greater_equal(k_top, x49), x46, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x51*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x50))) + numpy.where(numpy.greater_equal(ctx_win, x49), x46, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x51*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x50))))
-    x53 = n_unembed*p_emb
-    x54 = n_attn + n_ff
-    x55 = b*(st_cmp + ctx*(kv_idx + kv_bytes) + x18)
-    return 4*n_layers*t_kernel, x5, x12*numpy.where(numpy.less_equal(x9, 1), 0, b*d_model*p_act*x10*x11*x4), x14*x15 + x15*(x16 + x17*x20 + x21*x32*(d_ff*x27*x29 + x23 + x31/x27) + x32*(d_model*x29*x35 + x29*x33*x39 + x29*x40*x42 + x31/x40 + x33*x41/x35 + x44 + x41*x43/x39)), x3*(2*n_attn*x0 + 2*b*q_lm*x13 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x52, ctx*c_kv*x37*(d_head + d_nope) + x46*x48*(2*d_head + 2*d_nope + x47)), x52) + q_len*(f_idx*n_layers*x46*(xi_idx*x9 - xi_idx + 1) + w_idx*(2*x9 - 2))) + x0*(2*n_ff/s + x12*x45))/flops, p*(w_idx*sigma_attn*x10 + sigma_attn*x54) + x17*x55 + x53, x5, x15*(n_layers*(x21*(x23 + x28*(d_ff + d_model)) + x28*(d_model + x33) + x28*(d_model + x42) + x28*(x33 + x43) + x44) + x14 + x16 + x20), p*(w_idx*(x8 - 1) + n_layers*x45 + x54) + x53 + x55
+    x47 = ctx*c_kv*x37*(d_head + d_nope)
+    x48 = ctx + q_len - 1
+    x49 = numpy.greater_equal(ctx_win, x48)
+    x50 = numpy.greater_equal(k_top, x48)
+    x51 = numpy.greater(xi_mha, 0)
+    x52 = x19*x46
+    x53 = 2*d_rope
+    x54 = n_q*q_len
+    x55 = x54*(4*c_kv + x53)
+    x56 = x46*x54*(2*d_head + 2*d_nope + x53)
+    x57 = x47 + x56
+    x58 = numpy.greater_equal(ctx, ctx_win)
+    x59 = ctx**2 - ctx
+    x60 = (1/2)/q_len
+    x61 = x60*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x59)
+    x62 = numpy.greater_equal(ctx, k_top)
+    x63 = k_top*x19
+    x64 = x60*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x59)
+    x65 = x19*x64
+    x66 = numpy.where(numpy.logical_and(x49, x50), numpy.logical_and(x51, numpy.greater(x55*(x46 + x52), x57)), numpy.where(numpy.logical_and(x50, x58), numpy.logical_and(x51, numpy.greater(x55*(ctx_win + x52), x57)), numpy.where(x50, numpy.logical_and(x51, numpy.less(x57, x55*(x52 + x61))), numpy.where(numpy.logical_and(x49, x62), numpy.logical_and(x51, numpy.greater(x55*(x46 + x63), x57)), numpy.where(numpy.logical_and(x58, x62), numpy.logical_and(x51, numpy.greater(x55*(ctx_win + x63), x57)), numpy.where(x62, numpy.logical_and(x51, numpy.less(x57, x55*(x61 + x63))), numpy.where(x49, numpy.logical_and(x51, numpy.less(x57, x55*(x46 + x65))), numpy.where(x58, numpy.logical_and(x51, numpy.less(x57, x55*(ctx_win + x65))), numpy.logical_and(x51, numpy.less(x57, x55*(x61 + x65)))))))))))
+    x67 = b*n_layers
+    x68 = n_unembed*p_emb
+    x69 = n_attn + n_ff
+    x70 = b*(st_cmp + ctx*(kv_idx + kv_bytes) + x18)
+    return 4*n_layers*t_kernel, x5, x12*numpy.where(numpy.less_equal(x9, 1), 0, b*d_model*p_act*x10*x11*x4), x14*x15 + x15*(x16 + x17*x20 + x21*x32*(d_ff*x27*x29 + x23 + x31/x27) + x32*(d_model*x29*x35 + x29*x33*x39 + x29*x40*x42 + x31/x40 + x33*x41/x35 + x44 + x41*x43/x39)), x3*x67*numpy.where(x66, x56, x55*(x19*numpy.where(x50, x46, numpy.where(x62, k_top, x64)) + numpy.where(x49, x46, numpy.where(x58, ctx_win, x61))))/flops_attn + x3*(2*n_attn*x0 + 2*b*q_lm*x13 + x0*(2*n_ff/s + x12*x45) + x0*(f_idx*n_layers*x46*(xi_idx*x9 - xi_idx + 1) + w_idx*(2*x9 - 2)) + x67*numpy.where(x66, x47, 0))/flops, p*(w_idx*sigma_attn*x10 + sigma_attn*x69) + x17*x70 + x68, x5, x15*(n_layers*(x21*(x23 + x28*(d_ff + d_model)) + x28*(d_model + x33) + x28*(d_model + x42) + x28*(x33 + x43) + x44) + x14 + x16 + x20), p*(w_idx*(x8 - 1) + n_layers*x45 + x69) + x68 + x70
 
 
-def limit_torus_1d_mla__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_1d_mla__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = 4*n_layers*t_kernel
     x1 = 1 - omega_net
     x2 = b*q_len
@@ -4500,54 +5009,69 @@ def limit_torus_1d_mla__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act,
     x32 = x11*x31
     x33 = (1/2)*q_len
     x34 = ctx + x33 - 1/2
-    x35 = 2*d_rope
-    x36 = n_q*q_len
-    x37 = ctx + q_len - 1
-    x38 = ctx**2 - ctx
-    x39 = (1/2)/q_len
-    x40 = x36*(4*c_kv + x35)*(x14*numpy.where(numpy.greater_equal(k_top, x37), x34, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x39*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x38))) + numpy.where(numpy.greater_equal(ctx_win, x37), x34, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x39*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x38))))
-    x41 = x3*(2*n_attn*x2 + 2*b*q_lm*x8 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x40, ctx*c_kv*x23*(d_head + d_nope) + x34*x36*(2*d_head + 2*d_nope + x35)), x40) + q_len*(f_idx*n_layers*x34*(xi_idx*x32 - xi_idx + 1) + w_idx*(2*x32 - 2))) + x2*(2*n_ff/s + x28*x30))/flops
-    x42 = numpy.greater_equal(n_gpu, n_pp)
-    x43 = numpy.less_equal(n_pp, b)
-    x44 = hbm_cap*n_gpu
-    x45 = n_unembed*p_emb
-    x46 = b*(st_cmp + ctx*(kv_idx + kv_bytes) + x13)
-    x47 = n_attn + n_ff
-    x48 = numpy.where(numpy.logical_and(numpy.logical_and(x42, x43), numpy.greater_equal(x44, p*(w_idx*(x11 - 1) + n_layers*x30 + x47) + x45 + x46)), x0 + x1*x7 + numpy.maximum(numpy.maximum(x41, omega_net*x7), x27*(n_layers*(x17*(x19 + x20*(d_ff + d_model)) + x20*(d_model + x21) + x20*(d_model + x22) + x20*(x22 + x25) + x26) + x12 + x16 + x9)), numpy.inf)
-    x49 = x32 - 1
-    x50 = b*x33
-    x51 = x50*x6
-    x52 = x28*numpy.where(numpy.less_equal(x32, 1), 0, x49*x51) + x7
-    x53 = numpy.maximum(1, x32)
-    x54 = numpy.sqrt(d_model)
-    x55 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x56 = x54*x55
-    x57 = numpy.minimum(x32, numpy.maximum(1, x56/numpy.sqrt(d_ff)))
-    x58 = x20*x31
-    x59 = n_gpu*x2/(n_pp**2*sigma_attn**2)
-    x60 = x5*x59
-    x61 = sigma_attn*n_layers
-    x62 = numpy.sqrt(x22)
-    x63 = numpy.minimum(x32, numpy.maximum(1, x55*x62/x54))
-    x64 = numpy.sqrt(d_head)
-    x65 = numpy.minimum(x32, numpy.maximum(1, numpy.sqrt(x24)*x55*x64/x62))
-    x66 = numpy.minimum(x32, numpy.maximum(1, x56/(numpy.sqrt(n_q)*x64)))
-    x67 = p_act*x59
-    x68 = x27*x9 + x27*(x12 + x16*x53 + x17*x61*(d_ff*x57*x58 + x19 + x60/x57) + x61*(d_model*x58*x63 + x21*x58*x66 + x22*x58*x65 + x22*x67/x63 + x25*x67/x65 + x26 + x60/x66))
-    x69 = numpy.logical_and(numpy.logical_and(x42, x43), numpy.greater_equal(x44, p*(w_idx*sigma_attn*x49 + sigma_attn*x47) + x45 + x46*x53))
-    x70 = numpy.less_equal(x55, 1)
-    x71 = x55 - 1
-    x72 = x51*x71
-    x73 = p_act*x3*x4*x50*x71
-    x74 = n_layers*(numpy.where(x70, 0, x72) + numpy.where(x70, 0, n_ff_out*x72) + numpy.where(x70, 0, x25*x73) + numpy.where(x70, 0, n_ff_in*x73*(d_ff*n_active + x29))) + x7
-    return x48, numpy.where(x69, x0 + x1*x52 + numpy.maximum(numpy.maximum(x41, x68), omega_net*x52), numpy.inf), x48, numpy.where(x69, x0 + x1*x74 + numpy.maximum(numpy.maximum(x41, x68), omega_net*x74), numpy.inf)
+    x35 = ctx*c_kv*x23*(d_head + d_nope)
+    x36 = ctx + q_len - 1
+    x37 = numpy.greater_equal(ctx_win, x36)
+    x38 = numpy.greater_equal(k_top, x36)
+    x39 = numpy.greater(xi_mha, 0)
+    x40 = x14*x34
+    x41 = 2*d_rope
+    x42 = n_q*q_len
+    x43 = x42*(4*c_kv + x41)
+    x44 = x34*x42*(2*d_head + 2*d_nope + x41)
+    x45 = x35 + x44
+    x46 = numpy.greater_equal(ctx, ctx_win)
+    x47 = ctx**2 - ctx
+    x48 = (1/2)/q_len
+    x49 = x48*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x47)
+    x50 = numpy.greater_equal(ctx, k_top)
+    x51 = k_top*x14
+    x52 = x48*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x47)
+    x53 = x14*x52
+    x54 = numpy.where(numpy.logical_and(x37, x38), numpy.logical_and(x39, numpy.greater(x43*(x34 + x40), x45)), numpy.where(numpy.logical_and(x38, x46), numpy.logical_and(x39, numpy.greater(x43*(ctx_win + x40), x45)), numpy.where(x38, numpy.logical_and(x39, numpy.less(x45, x43*(x40 + x49))), numpy.where(numpy.logical_and(x37, x50), numpy.logical_and(x39, numpy.greater(x43*(x34 + x51), x45)), numpy.where(numpy.logical_and(x46, x50), numpy.logical_and(x39, numpy.greater(x43*(ctx_win + x51), x45)), numpy.where(x50, numpy.logical_and(x39, numpy.less(x45, x43*(x49 + x51))), numpy.where(x37, numpy.logical_and(x39, numpy.less(x45, x43*(x34 + x53))), numpy.where(x46, numpy.logical_and(x39, numpy.less(x45, x43*(ctx_win + x53))), numpy.logical_and(x39, numpy.less(x45, x43*(x49 + x53)))))))))))
+    x55 = b*n_layers
+    x56 = x3*x55*numpy.where(x54, x44, x43*(x14*numpy.where(x38, x34, numpy.where(x50, k_top, x52)) + numpy.where(x37, x34, numpy.where(x46, ctx_win, x49))))/flops_attn + x3*(2*n_attn*x2 + 2*b*q_lm*x8 + x2*(2*n_ff/s + x28*x30) + x2*(f_idx*n_layers*x34*(xi_idx*x32 - xi_idx + 1) + w_idx*(2*x32 - 2)) + x55*numpy.where(x54, x35, 0))/flops
+    x57 = numpy.greater_equal(n_gpu, n_pp)
+    x58 = numpy.less_equal(n_pp, b)
+    x59 = hbm_cap*n_gpu
+    x60 = n_unembed*p_emb
+    x61 = b*(st_cmp + ctx*(kv_idx + kv_bytes) + x13)
+    x62 = n_attn + n_ff
+    x63 = numpy.where(numpy.logical_and(numpy.logical_and(x57, x58), numpy.greater_equal(x59, p*(w_idx*(x11 - 1) + n_layers*x30 + x62) + x60 + x61)), x0 + x1*x7 + numpy.maximum(numpy.maximum(x56, omega_net*x7), x27*(n_layers*(x17*(x19 + x20*(d_ff + d_model)) + x20*(d_model + x21) + x20*(d_model + x22) + x20*(x22 + x25) + x26) + x12 + x16 + x9)), numpy.inf)
+    x64 = x32 - 1
+    x65 = b*x33
+    x66 = x6*x65
+    x67 = x28*numpy.where(numpy.less_equal(x32, 1), 0, x64*x66) + x7
+    x68 = numpy.maximum(1, x32)
+    x69 = numpy.sqrt(d_model)
+    x70 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x71 = x69*x70
+    x72 = numpy.minimum(x32, numpy.maximum(1, x71/numpy.sqrt(d_ff)))
+    x73 = x20*x31
+    x74 = n_gpu*x2/(n_pp**2*sigma_attn**2)
+    x75 = x5*x74
+    x76 = sigma_attn*n_layers
+    x77 = numpy.sqrt(x22)
+    x78 = numpy.minimum(x32, numpy.maximum(1, x70*x77/x69))
+    x79 = numpy.sqrt(d_head)
+    x80 = numpy.minimum(x32, numpy.maximum(1, numpy.sqrt(x24)*x70*x79/x77))
+    x81 = numpy.minimum(x32, numpy.maximum(1, x71/(numpy.sqrt(n_q)*x79)))
+    x82 = p_act*x74
+    x83 = x27*x9 + x27*(x12 + x16*x68 + x17*x76*(d_ff*x72*x73 + x19 + x75/x72) + x76*(d_model*x73*x78 + x21*x73*x81 + x22*x73*x80 + x22*x82/x78 + x25*x82/x80 + x26 + x75/x81))
+    x84 = numpy.logical_and(numpy.logical_and(x57, x58), numpy.greater_equal(x59, p*(w_idx*sigma_attn*x64 + sigma_attn*x62) + x60 + x61*x68))
+    x85 = numpy.less_equal(x70, 1)
+    x86 = x70 - 1
+    x87 = x66*x86
+    x88 = p_act*x3*x4*x65*x86
+    x89 = n_layers*(numpy.where(x85, 0, x87) + numpy.where(x85, 0, n_ff_out*x87) + numpy.where(x85, 0, x25*x88) + numpy.where(x85, 0, n_ff_in*x88*(d_ff*n_active + x29))) + x7
+    return x63, numpy.where(x84, x0 + x1*x67 + numpy.maximum(numpy.maximum(x56, x83), omega_net*x67), numpy.inf), x63, numpy.where(x84, x0 + x1*x89 + numpy.maximum(numpy.maximum(x56, x83), omega_net*x89), numpy.inf)
 
 
-def limit_torus_2d_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_2d_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return 4*n_layers*t_kernel
 
 
-def limit_torus_2d_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_2d_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
     x1 = numpy.less_equal(x0, 1)
     x2 = (1/2)*b*p_act*q_len*(x0 - 1)/(n_gpu*bw_ar_inter)
@@ -4555,11 +5079,11 @@ def limit_torus_2d_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx
     return n_layers*(numpy.where(x1, 0, x3) + numpy.where(x1, 0, n_ff_out*x3) + numpy.where(x1, 0, d_head*x2*(n_q + 2*n_q/g)) + numpy.where(x1, 0, n_ff_in*x2*(d_ff*n_active + d_ff_shared*n_sh)))
 
 
-def limit_torus_2d_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_2d_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def limit_torus_2d_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_2d_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
     x2 = sigma_attn**(-1.0)
@@ -4590,34 +5114,66 @@ def limit_torus_2d_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx,
     return n_pp*(w_idx*p*x1 + x16*(n_ff_in + n_ff_out)*(d_ff*x12*x9 + d_ff*x5 + x15/x9) + x16*(p*x18*x20 + x11*x13*x22 + x12*x17*x24 + x12*x18*x26 + x15/x24 + x17*x5 + x18*x5 + x18*x25/x22 + x20*x25/x26) + x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, x3))/(hbm_bw*n_gpu)
 
 
-def limit_torus_2d_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_2d_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return n_pp*d_model*vocab*p_emb/(hbm_bw*n_gpu)
 
 
-def limit_torus_2d_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
-    return 0
+def limit_torus_2d_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+    x0 = ctx + (1/2)*q_len - 1/2
+    x1 = 2*d_rope
+    x2 = n_q*q_len
+    x3 = x0*x2*(2*d_head + 2*d_nope + x1)
+    x4 = ctx + q_len - 1
+    x5 = numpy.greater_equal(ctx_win, x4)
+    x6 = numpy.greater_equal(k_top, x4)
+    x7 = numpy.greater(xi_mha, 0)
+    x8 = r_cmp**(-1.0)
+    x9 = x0*x8
+    x10 = x2*(4*c_kv + x1)
+    x11 = 2*ctx*c_kv*n_q*(d_head + d_nope) + x3
+    x12 = numpy.greater_equal(ctx, ctx_win)
+    x13 = ctx**2 - ctx
+    x14 = (1/2)/q_len
+    x15 = x14*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x13)
+    x16 = numpy.greater_equal(ctx, k_top)
+    x17 = k_top*x8
+    x18 = x14*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x13)
+    x19 = x18*x8
+    return b*n_layers*numpy.where(numpy.where(numpy.logical_and(x5, x6), numpy.logical_and(x7, numpy.less(x11, x10*(x0 + x9))), numpy.where(numpy.logical_and(x12, x6), numpy.logical_and(x7, numpy.less(x11, x10*(ctx_win + x9))), numpy.where(x6, numpy.logical_and(x7, numpy.less(x11, x10*(x15 + x9))), numpy.where(numpy.logical_and(x16, x5), numpy.logical_and(x7, numpy.less(x11, x10*(x0 + x17))), numpy.where(numpy.logical_and(x12, x16), numpy.logical_and(x7, numpy.less(x11, x10*(ctx_win + x17))), numpy.where(x16, numpy.logical_and(x7, numpy.less(x11, x10*(x15 + x17))), numpy.where(x5, numpy.logical_and(x7, numpy.less(x11, x10*(x0 + x19))), numpy.where(x12, numpy.logical_and(x7, numpy.less(x11, x10*(ctx_win + x19))), numpy.logical_and(x7, numpy.less(x11, x10*(x15 + x19))))))))))), x3, x10*(x8*numpy.where(x6, x0, numpy.where(x16, k_top, x18)) + numpy.where(x5, x0, numpy.where(x12, ctx_win, x15))))/(flops_attn*n_gpu)
 
 
-def limit_torus_2d_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_2d_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = b*q_len
     x1 = 2*d_model
     x2 = n_gpu/(n_pp*sigma_attn)
     x3 = ctx + (1/2)*q_len - 1/2
-    x4 = 2*d_rope
-    x5 = n_q*q_len
-    x6 = ctx + q_len - 1
-    x7 = ctx**2 - ctx
-    x8 = (1/2)/q_len
-    x9 = x5*(4*c_kv + x4)*(numpy.where(numpy.greater_equal(ctx_win, x6), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x8*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x7))) + numpy.where(numpy.greater_equal(k_top, x6), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x8*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x7)))/r_cmp)
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x9, 2*ctx*c_kv*n_q*(d_head + d_nope) + x3*x5*(2*d_head + 2*d_nope + x4)), x9) + q_len*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2))) + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)))/(flops*n_gpu)
+    x4 = 2*ctx*c_kv*n_q*(d_head + d_nope)
+    x5 = ctx + q_len - 1
+    x6 = numpy.greater_equal(ctx_win, x5)
+    x7 = numpy.greater_equal(k_top, x5)
+    x8 = numpy.greater(xi_mha, 0)
+    x9 = r_cmp**(-1.0)
+    x10 = x3*x9
+    x11 = 2*d_rope
+    x12 = n_q*q_len
+    x13 = x12*(4*c_kv + x11)
+    x14 = x12*x3*(2*d_head + 2*d_nope + x11) + x4
+    x15 = numpy.greater_equal(ctx, ctx_win)
+    x16 = ctx**2 - ctx
+    x17 = (1/2)/q_len
+    x18 = x17*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x16)
+    x19 = numpy.greater_equal(ctx, k_top)
+    x20 = k_top*x9
+    x21 = x17*x9*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x16)
+    return (2*n_attn*x0 + b*n_layers*numpy.where(numpy.where(numpy.logical_and(x6, x7), numpy.logical_and(x8, numpy.less(x14, x13*(x10 + x3))), numpy.where(numpy.logical_and(x15, x7), numpy.logical_and(x8, numpy.less(x14, x13*(ctx_win + x10))), numpy.where(x7, numpy.logical_and(x8, numpy.less(x14, x13*(x10 + x18))), numpy.where(numpy.logical_and(x19, x6), numpy.logical_and(x8, numpy.less(x14, x13*(x20 + x3))), numpy.where(numpy.logical_and(x15, x19), numpy.logical_and(x8, numpy.less(x14, x13*(ctx_win + x20))), numpy.where(x19, numpy.logical_and(x8, numpy.less(x14, x13*(x18 + x20))), numpy.where(x6, numpy.logical_and(x8, numpy.less(x14, x13*(x21 + x3))), numpy.where(x15, numpy.logical_and(x8, numpy.less(x14, x13*(ctx_win + x21))), numpy.logical_and(x8, numpy.less(x14, x13*(x18 + x21))))))))))), x4, 0) + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2)))/(flops*n_gpu)
 
 
-def limit_torus_2d_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_2d_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_gpu/(n_pp*sigma_attn)
     return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, x0) + p*(w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + n_ff))
 
 
-def limit_torus_2d_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_2d_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_gpu**(-1.0)
     x1 = bw_ar_inter**(-1.0)
     x2 = b*d_model*p_act*q_len*x0*x1
@@ -4629,7 +5185,7 @@ def limit_torus_2d_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act
     return n_layers*(numpy.where(x4, 0, x6) + numpy.where(x4, 0, n_ff_out*x6) + numpy.where(x4, 0, d_head*x7*(n_q + 2*n_q/g)) + numpy.where(x4, 0, n_ff_in*x7*(d_ff*n_active + d_ff_shared*n_sh))) + (1/4)*x2*(n_pp - 1)
 
 
-def limit_torus_2d_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_2d_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_pp/(hbm_bw*n_gpu)
     x1 = n_pp**(-1.0)
     x2 = n_gpu*x1
@@ -4661,21 +5217,38 @@ def limit_torus_2d_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act,
     return d_model*vocab*p_emb*x0 + x0*(w_idx*p*x2 + x17*(n_ff_in + n_ff_out)*(d_ff*x10*x13 + d_ff*x6 + x16/x10) + x17*(p*x19*x21 + x12*x14*x23 + x13*x18*x25 + x13*x19*x27 + x16/x25 + x18*x6 + x19*x6 + x19*x26/x23 + x21*x26/x27) + x5*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, x4))
 
 
-def limit_torus_2d_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
-    x0 = b*q_len
-    x1 = 2*d_model
-    x2 = n_gpu/(n_pp*sigma_attn)
-    x3 = ctx + (1/2)*q_len - 1/2
-    x4 = 2*d_rope
-    x5 = n_q*q_len
+def limit_torus_2d_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+    x0 = n_gpu**(-1.0)
+    x1 = b*q_len
+    x2 = 2*d_model
+    x3 = n_gpu/(n_pp*sigma_attn)
+    x4 = ctx + (1/2)*q_len - 1/2
+    x5 = 2*ctx*c_kv*n_q*(d_head + d_nope)
     x6 = ctx + q_len - 1
-    x7 = ctx**2 - ctx
-    x8 = (1/2)/q_len
-    x9 = x5*(4*c_kv + x4)*(numpy.where(numpy.greater_equal(ctx_win, x6), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x8*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x7))) + numpy.where(numpy.greater_equal(k_top, x6), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x8*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x7)))/r_cmp)
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x9, 2*ctx*c_kv*n_q*(d_head + d_nope) + x3*x5*(2*d_head + 2*d_nope + x4)), x9) + q_len*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2))) + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)))/(flops*n_gpu)
+    x7 = numpy.greater_equal(ctx_win, x6)
+    x8 = numpy.greater_equal(k_top, x6)
+    x9 = numpy.greater(xi_mha, 0)
+    x10 = r_cmp**(-1.0)
+    x11 = x10*x4
+    x12 = 2*d_rope
+    x13 = n_q*q_len
+    x14 = x13*(4*c_kv + x12)
+    x15 = x13*x4*(2*d_head + 2*d_nope + x12)
+    x16 = x15 + x5
+    x17 = numpy.greater_equal(ctx, ctx_win)
+    x18 = ctx**2 - ctx
+    x19 = (1/2)/q_len
+    x20 = x19*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x18)
+    x21 = numpy.greater_equal(ctx, k_top)
+    x22 = k_top*x10
+    x23 = x19*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x18)
+    x24 = x10*x23
+    x25 = numpy.where(numpy.logical_and(x7, x8), numpy.logical_and(x9, numpy.greater(x14*(x11 + x4), x16)), numpy.where(numpy.logical_and(x17, x8), numpy.logical_and(x9, numpy.greater(x14*(ctx_win + x11), x16)), numpy.where(x8, numpy.logical_and(x9, numpy.less(x16, x14*(x11 + x20))), numpy.where(numpy.logical_and(x21, x7), numpy.logical_and(x9, numpy.greater(x14*(x22 + x4), x16)), numpy.where(numpy.logical_and(x17, x21), numpy.logical_and(x9, numpy.greater(x14*(ctx_win + x22), x16)), numpy.where(x21, numpy.logical_and(x9, numpy.less(x16, x14*(x20 + x22))), numpy.where(x7, numpy.logical_and(x9, numpy.less(x16, x14*(x24 + x4))), numpy.where(x17, numpy.logical_and(x9, numpy.less(x16, x14*(ctx_win + x24))), numpy.logical_and(x9, numpy.less(x16, x14*(x20 + x24)))))))))))
+    x26 = b*n_layers
+    return x0*x26*numpy.where(x25, x15, x14*(x10*numpy.where(x8, x4, numpy.where(x21, k_top, x23)) + numpy.where(x7, x4, numpy.where(x17, ctx_win, x20))))/flops_attn + x0*(2*n_attn*x1 + b*vocab*q_lm*x2 + x1*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x2*(n_ff_in + n_ff_out)) + x1*(f_idx*n_layers*x4*(xi_idx*x3 - xi_idx + 1) + w_idx*(2*x3 - 2)) + x26*numpy.where(x25, x5, 0))/flops
 
 
-def limit_torus_2d_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_2d_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = b*q_len
     x1 = d_model*p_act
     x2 = x0*x1
@@ -4692,58 +5265,73 @@ def limit_torus_2d_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act
     x13 = n_q + x12/g
     x14 = d_head*x13
     x15 = n_layers*(numpy.where(x6, 0, x9) + numpy.where(x6, 0, n_ff_out*x9) + numpy.where(x6, 0, x11*x14) + numpy.where(x6, 0, n_ff_in*x11*(d_ff*n_active + x10))) + (1/4)*x2*x4*(n_pp - 1)
-    x16 = 2*d_model
-    x17 = n_ff_in + n_ff_out
-    x18 = sigma_attn**(-1.0)
-    x19 = n_pp**(-1.0)
-    x20 = n_gpu*x19
-    x21 = x18*x20
-    x22 = ctx + x7 - 1/2
-    x23 = 2*d_rope
-    x24 = n_q*q_len
-    x25 = ctx + q_len - 1
-    x26 = ctx**2 - ctx
-    x27 = (1/2)/q_len
-    x28 = r_cmp**(-1.0)
-    x29 = x24*(4*c_kv + x23)*(x28*numpy.where(numpy.greater_equal(k_top, x25), x22, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x27*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x26))) + numpy.where(numpy.greater_equal(ctx_win, x25), x22, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x27*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x26))))
-    x30 = n_pp*x3/hbm_bw
-    x31 = kv_win*numpy.minimum(ctx, ctx_win)
-    x32 = b*numpy.maximum(1, x21)
-    x33 = d_model*p
-    x34 = numpy.sqrt(d_model)
-    x35 = x34*x5
-    x36 = numpy.minimum(x21, numpy.maximum(1, x35/numpy.sqrt(d_ff)))
-    x37 = x18*x19
-    x38 = p_act*x0
-    x39 = x37*x38
-    x40 = n_gpu/(n_pp**2*sigma_attn**2)
-    x41 = x2*x40
-    x42 = sigma_attn*n_layers
-    x43 = d_head*n_q
-    x44 = c_kv + c_q
-    x45 = numpy.sqrt(x44)
-    x46 = numpy.minimum(x21, numpy.maximum(1, x45*x5/x34))
-    x47 = numpy.sqrt(d_head)
-    x48 = numpy.minimum(x21, numpy.maximum(1, x35/(numpy.sqrt(n_q)*x47)))
-    x49 = x38*x40
-    x50 = numpy.minimum(x21, numpy.maximum(1, numpy.sqrt(x13)*x47*x5/x45))
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + p*(w_idx*sigma_attn*(x21 - 1) + sigma_attn*(n_attn + n_ff)) + x32*(st_cmp + ctx*(kv_idx + kv_bytes) + x31))), 4*n_layers*t_kernel + x15*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x15, x3*(2*n_attn*x0 + b*vocab*q_lm*x16 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x29, ctx*c_kv*x12*(d_head + d_nope) + x22*x24*(2*d_head + 2*d_nope + x23)), x29) + q_len*(f_idx*n_layers*x22*(xi_idx*x21 - xi_idx + 1) + w_idx*(2*x21 - 2))) + x0*(2*n_ff/s + n_layers*x10*x16*x17))/flops), d_model*vocab*p_emb*x30 + x30*(w_idx*p*x20 + x17*x42*(d_ff*x33 + d_ff*x36*x39 + x41/x36) + x19*x32*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x28 + x31) + x42*(p*x14*x44 + x14*x49/x50 + x2*x37*x46 + x33*x43 + x33*x44 + x39*x43*x48 + x39*x44*x50 + x41/x48 + x44*x49/x46))), numpy.inf)
+    x16 = n_pp*x3/hbm_bw
+    x17 = d_model*vocab
+    x18 = n_pp**(-1.0)
+    x19 = n_gpu*x18
+    x20 = kv_win*numpy.minimum(ctx, ctx_win)
+    x21 = r_cmp**(-1.0)
+    x22 = sigma_attn**(-1.0)
+    x23 = x19*x22
+    x24 = b*numpy.maximum(1, x23)
+    x25 = n_ff_in + n_ff_out
+    x26 = d_model*p
+    x27 = numpy.sqrt(d_model)
+    x28 = x27*x5
+    x29 = numpy.minimum(x23, numpy.maximum(1, x28/numpy.sqrt(d_ff)))
+    x30 = x18*x22
+    x31 = p_act*x0
+    x32 = x30*x31
+    x33 = n_gpu/(n_pp**2*sigma_attn**2)
+    x34 = x2*x33
+    x35 = sigma_attn*n_layers
+    x36 = d_head*n_q
+    x37 = c_kv + c_q
+    x38 = numpy.sqrt(x37)
+    x39 = numpy.minimum(x23, numpy.maximum(1, x38*x5/x27))
+    x40 = numpy.sqrt(d_head)
+    x41 = numpy.minimum(x23, numpy.maximum(1, x28/(numpy.sqrt(n_q)*x40)))
+    x42 = x31*x33
+    x43 = numpy.minimum(x23, numpy.maximum(1, numpy.sqrt(x13)*x40*x5/x38))
+    x44 = ctx + x7 - 1/2
+    x45 = ctx*c_kv*x12*(d_head + d_nope)
+    x46 = ctx + q_len - 1
+    x47 = numpy.greater_equal(ctx_win, x46)
+    x48 = numpy.greater_equal(k_top, x46)
+    x49 = numpy.greater(xi_mha, 0)
+    x50 = x21*x44
+    x51 = 2*d_rope
+    x52 = n_q*q_len
+    x53 = x52*(4*c_kv + x51)
+    x54 = x44*x52*(2*d_head + 2*d_nope + x51)
+    x55 = x45 + x54
+    x56 = numpy.greater_equal(ctx, ctx_win)
+    x57 = ctx**2 - ctx
+    x58 = (1/2)/q_len
+    x59 = x58*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x57)
+    x60 = numpy.greater_equal(ctx, k_top)
+    x61 = k_top*x21
+    x62 = x58*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x57)
+    x63 = x21*x62
+    x64 = numpy.where(numpy.logical_and(x47, x48), numpy.logical_and(x49, numpy.greater(x53*(x44 + x50), x55)), numpy.where(numpy.logical_and(x48, x56), numpy.logical_and(x49, numpy.greater(x53*(ctx_win + x50), x55)), numpy.where(x48, numpy.logical_and(x49, numpy.less(x55, x53*(x50 + x59))), numpy.where(numpy.logical_and(x47, x60), numpy.logical_and(x49, numpy.greater(x53*(x44 + x61), x55)), numpy.where(numpy.logical_and(x56, x60), numpy.logical_and(x49, numpy.greater(x53*(ctx_win + x61), x55)), numpy.where(x60, numpy.logical_and(x49, numpy.less(x55, x53*(x59 + x61))), numpy.where(x47, numpy.logical_and(x49, numpy.less(x55, x53*(x44 + x63))), numpy.where(x56, numpy.logical_and(x49, numpy.less(x55, x53*(ctx_win + x63))), numpy.logical_and(x49, numpy.less(x55, x53*(x59 + x63)))))))))))
+    x65 = b*n_layers
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + p*(w_idx*sigma_attn*(x23 - 1) + sigma_attn*(n_attn + n_ff)) + x24*(st_cmp + ctx*(kv_idx + kv_bytes) + x20))), 4*n_layers*t_kernel + x15*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x15, p_emb*x16*x17 + x16*(w_idx*p*x19 + x18*x24*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x21 + x20) + x25*x35*(d_ff*x26 + d_ff*x29*x32 + x34/x29) + x35*(p*x14*x37 + x14*x42/x43 + x2*x30*x39 + x26*x36 + x26*x37 + x32*x36*x41 + x32*x37*x43 + x34/x41 + x37*x42/x39))), x3*x65*numpy.where(x64, x54, x53*(x21*numpy.where(x48, x44, numpy.where(x60, k_top, x62)) + numpy.where(x47, x44, numpy.where(x56, ctx_win, x59))))/flops_attn + x3*(2*n_attn*x0 + 2*b*q_lm*x17 + x0*(2*n_ff/s + 2*d_model*n_layers*x10*x25) + x0*(f_idx*n_layers*x44*(xi_idx*x23 - xi_idx + 1) + w_idx*(2*x23 - 2)) + x65*numpy.where(x64, x45, 0))/flops), numpy.inf)
 
 
-def limit_torus_2d_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_2d_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_gpu/(n_pp*sigma_attn)
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, x0) + p*(w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + n_ff)))), 1, 0)
 
 
-def limit_torus_2d_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_2d_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return 4*n_layers*t_kernel + (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def limit_torus_2d_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_2d_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return 0
 
 
-def limit_torus_2d_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_2d_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_gpu**(-1.0)
     x1 = bw_ar_inter**(-1.0)
     x2 = b*d_model*p_act*q_len*x0*x1
@@ -4755,7 +5343,7 @@ def limit_torus_2d_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx
     return n_layers*(numpy.where(x4, 0, x6) + numpy.where(x4, 0, n_ff_out*x6) + numpy.where(x4, 0, d_head*x7*(n_q + 2*n_q/g)) + numpy.where(x4, 0, n_ff_in*x7*(d_ff*n_active + d_ff_shared*n_sh))) + (1/4)*x2*(n_pp - 1)
 
 
-def limit_torus_2d_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_2d_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_gpu**(-1.0)
     x1 = b*q_len
     x2 = (1/4)*d_model*p_act*x0*x1*(n_pp - 1)/bw_ar_inter
@@ -4775,28 +5363,43 @@ def limit_torus_2d_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p,
     x16 = d_model*d_ff_shared*n_layers*n_sh*x15
     x17 = x5/sigma_attn
     x18 = ctx + (1/2)*q_len - 1/2
-    x19 = 2*d_rope
-    x20 = n_q*q_len
-    x21 = ctx + q_len - 1
-    x22 = ctx**2 - ctx
-    x23 = (1/2)/q_len
-    x24 = x20*(4*c_kv + x19)*(x7*numpy.where(numpy.greater_equal(k_top, x21), x18, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x23*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x22))) + numpy.where(numpy.greater_equal(ctx_win, x21), x18, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x23*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x22))))
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(st_cmp + ctx*(kv_idx + kv_bytes) + x6) + p*(n_attn + n_ff + w_idx*(x5 - 1) + x16))), 4*n_layers*t_kernel + x2*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x2, n_pp*x0*(w_idx*p*x5 + n_layers*(p*x11*x14 + x10*x11 + x10*x9 + x12*(d_model + x11) + x12*(d_model + x9) + x12*(x11 + x14) + x15*(d_ff*x10 + x12*(d_ff + d_model))) + p_emb*x3 + x8*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x7 + x6))/hbm_bw), x0*(2*n_attn*x1 + 2*b*q_lm*x3 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x24, ctx*c_kv*x13*(d_head + d_nope) + x18*x20*(2*d_head + 2*d_nope + x19)), x24) + q_len*(f_idx*n_layers*x18*(xi_idx*x17 - xi_idx + 1) + w_idx*(2*x17 - 2))) + x1*(2*n_ff/s + 2*x16))/flops), numpy.inf)
+    x19 = ctx*c_kv*x13*(d_head + d_nope)
+    x20 = ctx + q_len - 1
+    x21 = numpy.greater_equal(ctx_win, x20)
+    x22 = numpy.greater_equal(k_top, x20)
+    x23 = numpy.greater(xi_mha, 0)
+    x24 = x18*x7
+    x25 = 2*d_rope
+    x26 = n_q*q_len
+    x27 = x26*(4*c_kv + x25)
+    x28 = x18*x26*(2*d_head + 2*d_nope + x25)
+    x29 = x19 + x28
+    x30 = numpy.greater_equal(ctx, ctx_win)
+    x31 = ctx**2 - ctx
+    x32 = (1/2)/q_len
+    x33 = x32*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x31)
+    x34 = numpy.greater_equal(ctx, k_top)
+    x35 = k_top*x7
+    x36 = x32*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x31)
+    x37 = x36*x7
+    x38 = numpy.where(numpy.logical_and(x21, x22), numpy.logical_and(x23, numpy.greater(x27*(x18 + x24), x29)), numpy.where(numpy.logical_and(x22, x30), numpy.logical_and(x23, numpy.greater(x27*(ctx_win + x24), x29)), numpy.where(x22, numpy.logical_and(x23, numpy.less(x29, x27*(x24 + x33))), numpy.where(numpy.logical_and(x21, x34), numpy.logical_and(x23, numpy.greater(x27*(x18 + x35), x29)), numpy.where(numpy.logical_and(x30, x34), numpy.logical_and(x23, numpy.greater(x27*(ctx_win + x35), x29)), numpy.where(x34, numpy.logical_and(x23, numpy.less(x29, x27*(x33 + x35))), numpy.where(x21, numpy.logical_and(x23, numpy.less(x29, x27*(x18 + x37))), numpy.where(x30, numpy.logical_and(x23, numpy.less(x29, x27*(ctx_win + x37))), numpy.logical_and(x23, numpy.less(x29, x27*(x33 + x37)))))))))))
+    x39 = b*n_layers
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(st_cmp + ctx*(kv_idx + kv_bytes) + x6) + p*(n_attn + n_ff + w_idx*(x5 - 1) + x16))), 4*n_layers*t_kernel + x2*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x2, n_pp*x0*(w_idx*p*x5 + n_layers*(p*x11*x14 + x10*x11 + x10*x9 + x12*(d_model + x11) + x12*(d_model + x9) + x12*(x11 + x14) + x15*(d_ff*x10 + x12*(d_ff + d_model))) + p_emb*x3 + x8*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x7 + x6))/hbm_bw), x0*x39*numpy.where(x38, x28, x27*(x7*numpy.where(x22, x18, numpy.where(x34, k_top, x36)) + numpy.where(x21, x18, numpy.where(x30, ctx_win, x33))))/flops_attn + x0*(2*n_attn*x1 + 2*b*q_lm*x3 + x1*(2*n_ff/s + 2*x16) + x1*(f_idx*n_layers*x18*(xi_idx*x17 - xi_idx + 1) + w_idx*(2*x17 - 2)) + x39*numpy.where(x38, x19, 0))/flops), numpy.inf)
 
 
-def limit_torus_2d_mla__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_2d_mla__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def limit_torus_2d_mla__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_2d_mla__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return 0
 
 
-def limit_torus_2d_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_2d_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def limit_torus_2d_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_2d_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_pp**(-1.0)
     x1 = b*x0
     x2 = d_head*n_q
@@ -4807,11 +5410,11 @@ def limit_torus_2d_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, 
     return n_pp*(n_gpu*w_idx*p*x0 + d_model*vocab*p_emb + n_layers*(p*x4*x6 + x2*x3 + x3*x4 + x5*(d_model + x2) + x5*(d_model + x4) + x5*(x4 + x6) + (n_ff_in + n_ff_out)*(d_ff*x3 + x5*(d_ff + d_model))) + x1*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp))/(hbm_bw*n_gpu)
 
 
-def limit_torus_2d_mla__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_2d_mla__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes)) + p*(n_attn + n_ff + w_idx*(n_gpu/n_pp - 1) + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
-def limit_torus_2d_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_2d_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = b*q_len
     x1 = p_act*x0
     x2 = d_model*x1
@@ -4861,23 +5464,38 @@ def limit_torus_2d_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, 
     x46 = p*x14*x38 + x28*x38 + x28*x45
     x47 = d_model*n_layers*x11*x27
     x48 = ctx + x8 - 1/2
-    x49 = 2*d_rope
-    x50 = n_q*q_len
-    x51 = ctx + q_len - 1
-    x52 = ctx**2 - ctx
-    x53 = (1/2)/q_len
-    x54 = x50*(4*c_kv + x49)*(x25*numpy.where(numpy.greater_equal(k_top, x51), x48, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x53*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x52))) + numpy.where(numpy.greater_equal(ctx_win, x51), x48, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x53*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x52))))
-    x55 = n_unembed*p_emb
-    x56 = n_attn + n_ff
-    x57 = b*(st_cmp + ctx*(kv_idx + kv_bytes) + x24)
-    return 4*n_layers*t_kernel, x5, n_layers*(numpy.where(x7, 0, x10) + numpy.where(x7, 0, n_ff_out*x10) + numpy.where(x7, 0, x14*x9) + numpy.where(x7, 0, n_ff_in*x9*(d_ff*n_active + x11))), x16*x17 + x17*(x20 + x23*x26 + x27*x37*(d_ff*x32*x34 + x29 + x36/x32) + x37*(d_model*x34*x40 + x14*x44/x42 + x34*x38*x42 + x34*x43*x45 + x36/x43 + x38*x44/x40 + x46)), x3*(2*n_attn*x0 + 2*b*q_lm*x15 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x54, ctx*c_kv*x12*(d_head + d_nope) + x48*x50*(2*d_head + 2*d_nope + x49)), x54) + q_len*(f_idx*n_layers*x48*(xi_idx*x22 - xi_idx + 1) + w_idx*(2*x22 - 2))) + x0*(2*n_ff/s + 2*x47))/flops, p*(w_idx*sigma_attn*(x22 - 1) + sigma_attn*x56) + x23*x57 + x55, x5, x17*(n_layers*(x27*(x29 + x33*(d_ff + d_model)) + x33*(d_model + x38) + x33*(d_model + x45) + x33*(x14 + x38) + x46) + x16 + x20 + x26), p*(w_idx*(x19 - 1) + x47 + x56) + x55 + x57
+    x49 = ctx*c_kv*x12*(d_head + d_nope)
+    x50 = ctx + q_len - 1
+    x51 = numpy.greater_equal(ctx_win, x50)
+    x52 = numpy.greater_equal(k_top, x50)
+    x53 = numpy.greater(xi_mha, 0)
+    x54 = x25*x48
+    x55 = 2*d_rope
+    x56 = n_q*q_len
+    x57 = x56*(4*c_kv + x55)
+    x58 = x48*x56*(2*d_head + 2*d_nope + x55)
+    x59 = x49 + x58
+    x60 = numpy.greater_equal(ctx, ctx_win)
+    x61 = ctx**2 - ctx
+    x62 = (1/2)/q_len
+    x63 = x62*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x61)
+    x64 = numpy.greater_equal(ctx, k_top)
+    x65 = k_top*x25
+    x66 = x62*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x61)
+    x67 = x25*x66
+    x68 = numpy.where(numpy.logical_and(x51, x52), numpy.logical_and(x53, numpy.greater(x57*(x48 + x54), x59)), numpy.where(numpy.logical_and(x52, x60), numpy.logical_and(x53, numpy.greater(x57*(ctx_win + x54), x59)), numpy.where(x52, numpy.logical_and(x53, numpy.less(x59, x57*(x54 + x63))), numpy.where(numpy.logical_and(x51, x64), numpy.logical_and(x53, numpy.greater(x57*(x48 + x65), x59)), numpy.where(numpy.logical_and(x60, x64), numpy.logical_and(x53, numpy.greater(x57*(ctx_win + x65), x59)), numpy.where(x64, numpy.logical_and(x53, numpy.less(x59, x57*(x63 + x65))), numpy.where(x51, numpy.logical_and(x53, numpy.less(x59, x57*(x48 + x67))), numpy.where(x60, numpy.logical_and(x53, numpy.less(x59, x57*(ctx_win + x67))), numpy.logical_and(x53, numpy.less(x59, x57*(x63 + x67)))))))))))
+    x69 = b*n_layers
+    x70 = n_unembed*p_emb
+    x71 = n_attn + n_ff
+    x72 = b*(st_cmp + ctx*(kv_idx + kv_bytes) + x24)
+    return 4*n_layers*t_kernel, x5, n_layers*(numpy.where(x7, 0, x10) + numpy.where(x7, 0, n_ff_out*x10) + numpy.where(x7, 0, x14*x9) + numpy.where(x7, 0, n_ff_in*x9*(d_ff*n_active + x11))), x16*x17 + x17*(x20 + x23*x26 + x27*x37*(d_ff*x32*x34 + x29 + x36/x32) + x37*(d_model*x34*x40 + x14*x44/x42 + x34*x38*x42 + x34*x43*x45 + x36/x43 + x38*x44/x40 + x46)), x3*x69*numpy.where(x68, x58, x57*(x25*numpy.where(x52, x48, numpy.where(x64, k_top, x66)) + numpy.where(x51, x48, numpy.where(x60, ctx_win, x63))))/flops_attn + x3*(2*n_attn*x0 + 2*b*q_lm*x15 + x0*(2*n_ff/s + 2*x47) + x0*(f_idx*n_layers*x48*(xi_idx*x22 - xi_idx + 1) + w_idx*(2*x22 - 2)) + x69*numpy.where(x68, x49, 0))/flops, p*(w_idx*sigma_attn*(x22 - 1) + sigma_attn*x71) + x23*x72 + x70, x5, x17*(n_layers*(x27*(x29 + x33*(d_ff + d_model)) + x33*(d_model + x38) + x33*(d_model + x45) + x33*(x14 + x38) + x46) + x16 + x20 + x26), p*(w_idx*(x19 - 1) + x47 + x71) + x70 + x72
 
 
-def limit_torus_1d_moe__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_1d_moe__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return 4*n_layers*t_kernel
 
 
-def limit_torus_1d_moe__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_1d_moe__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = sigma_attn**(-1.0)
     x1 = n_pp**(-1.0)
     x2 = n_gpu*x1
@@ -4889,11 +5507,11 @@ def limit_torus_1d_moe__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx
     x8 = numpy.less_equal(s, x1*x4)
     x9 = numpy.where(x8, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x2)), n_active, numpy.where(numpy.less_equal(n_experts, x2), n_experts, x2)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
     x10 = numpy.minimum(n_experts, x2)
-    x11 = (1 - x0)*(numpy.minimum(n_active, numpy.where(x8, x10, 1)) - 1)
-    return n_layers*x7 + n_layers*numpy.where(numpy.where(x8, numpy.greater(x10, 1), False), x7 + numpy.where(x9, 0, x11*x6) + numpy.where(x9, 0, p_disp*x11*x5), 0)
+    x11 = (1 - x0)*numpy.minimum(n_active, numpy.where(x8, x10, 1))
+    return n_layers*x7 + n_layers*numpy.where(numpy.where(x8, numpy.greater(x10, 1), False), x7 + numpy.where(numpy.greater(sigma_attn, 1), numpy.where(x9, 0, x11*x6) + numpy.where(x9, 0, p_disp*x11*x5), 0), 0)
 
 
-def limit_torus_1d_moe__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_1d_moe__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = b*q_len
     x1 = d_model*p_act/(n_gpu*bw_ar_inter)
     x2 = n_pp**(-1.0)
@@ -4904,7 +5522,7 @@ def limit_torus_1d_moe__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, 
     return n_layers*numpy.where(numpy.where(x4, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x6, 1), numpy.less_equal(x5, 1), numpy.less_equal(x5/x6, 1)), 1, x5*numpy.where(numpy.less_equal(x6, 1), 1, x6**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x5, 1), 1, x5), 1)), 0, x1*x3*(numpy.maximum(1, x5/numpy.maximum(1, numpy.where(x4, x6, 1))) - 1)) + (1/4)*x0*x1*(n_pp - 1)
 
 
-def limit_torus_1d_moe__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_1d_moe__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
     x2 = sigma_attn**(-1.0)
@@ -4930,7 +5548,7 @@ def limit_torus_1d_moe__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx,
     return n_pp*(w_idx*p*x1 + n_sh*x16*(n_ff_in + n_ff_out)*(d_ff_shared*x12*x9 + d_ff_shared*x5 + x15/x9) + x16*(d_head*n_q*x12*x20 + d_head*x10*x14*x18/x21 + n_q*x17 + x11*x13*x21 + x15/x20 + x17*x18) + x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, g*x3/n_q))/(hbm_bw*n_gpu)
 
 
-def limit_torus_1d_moe__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_1d_moe__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = s**(-1.0)
     x1 = n_pp**(-1.0)
     x2 = b*q_len*x1
@@ -4942,27 +5560,27 @@ def limit_torus_1d_moe__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p
     return n_pp*(d_model*vocab*p_emb + n_experts*n_layers*(1 - (1 - x0)**x2)*(n_ff_in + n_ff_out)*(d_ff*d_model*p + d_ff*x6*x7 + d_model*x5*x7/x6))/(hbm_bw*n_gpu)
 
 
-def limit_torus_1d_moe__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
-    return 0
+def limit_torus_1d_moe__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+    x0 = ctx + (1/2)*q_len - 1/2
+    x1 = ctx + q_len - 1
+    x2 = ctx**2 - ctx
+    x3 = (1/2)/q_len
+    return 4*b*d_head*n_layers*n_q*q_len*(numpy.where(numpy.greater_equal(ctx_win, x1), x0, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x3*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x2))) + numpy.where(numpy.greater_equal(k_top, x1), x0, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x3*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x2)))/r_cmp)/(flops_attn*n_gpu)
 
 
-def limit_torus_1d_moe__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_1d_moe__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = b*q_len
     x1 = 2*d_model
     x2 = n_gpu/(n_pp*sigma_attn)
-    x3 = ctx + (1/2)*q_len - 1/2
-    x4 = ctx + q_len - 1
-    x5 = ctx**2 - ctx
-    x6 = (1/2)/q_len
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2) + 4*d_head*n_layers*n_q*(numpy.where(numpy.greater_equal(ctx_win, x4), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x6*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x5))) + numpy.where(numpy.greater_equal(k_top, x4), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x6*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x5)))/r_cmp)))/(flops*n_gpu)
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*(ctx + (1/2)*q_len - 1/2)*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2)))/(flops*n_gpu)
 
 
-def limit_torus_1d_moe__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_1d_moe__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_gpu/(n_pp*sigma_attn)
     return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, g*x0/n_q) + p*(n_ff + w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))
 
 
-def limit_torus_1d_moe__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_1d_moe__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = b*q_len
     x1 = n_gpu**(-1.0)
     x2 = bw_ar_inter**(-1.0)
@@ -4978,11 +5596,11 @@ def limit_torus_1d_moe__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act
     x12 = numpy.minimum(n_experts, x6)
     x13 = numpy.where(x11, x12, 1)
     x14 = numpy.where(x11, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x6)), n_active, numpy.where(numpy.less_equal(n_experts, x6), n_experts, x6)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
-    x15 = (1 - x4)*(numpy.minimum(n_active, x13) - 1)
-    return n_layers*x10 + n_layers*numpy.where(numpy.where(x11, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x12, 1), numpy.less_equal(x6, 1), numpy.less_equal(x6/x12, 1)), 1, x6*numpy.where(numpy.less_equal(x12, 1), 1, x12**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x6, 1), 1, x6), 1)), 0, x9*(numpy.maximum(1, x6/numpy.maximum(1, x13)) - 1)) + n_layers*numpy.where(numpy.where(x11, numpy.greater(x12, 1), False), x10 + numpy.where(x14, 0, x15*x9) + numpy.where(x14, 0, d_model*p_disp*x1*x15*x2*x8), 0) + (1/4)*x0*x3*(n_pp - 1)
+    x15 = (1 - x4)*numpy.minimum(n_active, x13)
+    return n_layers*x10 + n_layers*numpy.where(numpy.where(x11, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x12, 1), numpy.less_equal(x6, 1), numpy.less_equal(x6/x12, 1)), 1, x6*numpy.where(numpy.less_equal(x12, 1), 1, x12**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x6, 1), 1, x6), 1)), 0, x9*(numpy.maximum(1, x6/numpy.maximum(1, x13)) - 1)) + n_layers*numpy.where(numpy.where(x11, numpy.greater(x12, 1), False), x10 + numpy.where(numpy.greater(sigma_attn, 1), numpy.where(x14, 0, x15*x9) + numpy.where(x14, 0, d_model*p_disp*x1*x15*x2*x8), 0), 0) + (1/4)*x0*x3*(n_pp - 1)
 
 
-def limit_torus_1d_moe__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_1d_moe__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_ff_in + n_ff_out
     x1 = s**(-1.0)
     x2 = n_pp**(-1.0)
@@ -5014,18 +5632,19 @@ def limit_torus_1d_moe__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act,
     return x13*(d_model*vocab*p_emb + n_experts*n_layers*x0*(1 - (1 - x1)**x4)*(d_ff*x10*x12 + d_ff*x5 + d_model*x12*x9/x10)) + x13*(w_idx*p*x6 + n_sh*x0*x22*(d_ff_shared*x18*x19 + d_ff_shared*x5 + x21/x18) + x22*(d_head*n_q*x19*x26 + d_head*x20*x24/x27 + d_model*x19*x27 + n_q*x23 + x21/x26 + x23*x24) + x3*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, g*x15/n_q))
 
 
-def limit_torus_1d_moe__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
-    x0 = b*q_len
-    x1 = 2*d_model
-    x2 = n_gpu/(n_pp*sigma_attn)
-    x3 = ctx + (1/2)*q_len - 1/2
-    x4 = ctx + q_len - 1
-    x5 = ctx**2 - ctx
-    x6 = (1/2)/q_len
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2) + 4*d_head*n_layers*n_q*(numpy.where(numpy.greater_equal(ctx_win, x4), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x6*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x5))) + numpy.where(numpy.greater_equal(k_top, x4), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x6*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x5)))/r_cmp)))/(flops*n_gpu)
+def limit_torus_1d_moe__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+    x0 = n_gpu**(-1.0)
+    x1 = b*q_len
+    x2 = 2*d_model
+    x3 = n_gpu/(n_pp*sigma_attn)
+    x4 = ctx + (1/2)*q_len - 1/2
+    x5 = ctx + q_len - 1
+    x6 = ctx**2 - ctx
+    x7 = (1/2)/q_len
+    return 4*d_head*n_layers*n_q*x0*x1*(numpy.where(numpy.greater_equal(ctx_win, x5), x4, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x7*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x6))) + numpy.where(numpy.greater_equal(k_top, x5), x4, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x7*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x6)))/r_cmp)/flops_attn + x0*(2*n_attn*x1 + b*vocab*q_lm*x2 + x1*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x2*(n_ff_in + n_ff_out)) + x1*(f_idx*n_layers*x4*(xi_idx*x3 - xi_idx + 1) + w_idx*(2*x3 - 2)))/flops
 
 
-def limit_torus_1d_moe__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_1d_moe__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = 4*n_layers
     x1 = b*q_len
     x2 = n_gpu**(-1.0)
@@ -5047,8 +5666,8 @@ def limit_torus_1d_moe__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act
     x18 = x8/numpy.maximum(1, x17)
     x19 = numpy.maximum(1, x18)
     x20 = numpy.where(x15, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x8)), n_active, numpy.where(numpy.less_equal(n_experts, x8), n_experts, x8)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
-    x21 = (1 - x6)*(numpy.minimum(n_active, x17) - 1)
-    x22 = n_layers*x14 + n_layers*numpy.where(numpy.where(x15, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x16, 1), numpy.less_equal(x8, 1), numpy.less_equal(x8/x16, 1)), 1, x8*numpy.where(numpy.less_equal(x16, 1), 1, x16**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x8, 1), 1, x8), 1)), 0, x13*(x19 - 1)) + n_layers*numpy.where(numpy.where(x15, numpy.greater(x16, 1), False), x14 + numpy.where(x20, 0, x13*x21) + numpy.where(x20, 0, d_model*p_disp*x12*x2*x21*x3), 0) + (1/4)*x1*x5*(n_pp - 1)
+    x21 = (1 - x6)*numpy.minimum(n_active, x17)
+    x22 = n_layers*x14 + n_layers*numpy.where(numpy.where(x15, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x16, 1), numpy.less_equal(x8, 1), numpy.less_equal(x8/x16, 1)), 1, x8*numpy.where(numpy.less_equal(x16, 1), 1, x16**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x8, 1), 1, x8), 1)), 0, x13*(x19 - 1)) + n_layers*numpy.where(numpy.where(x15, numpy.greater(x16, 1), False), x14 + numpy.where(numpy.greater(sigma_attn, 1), numpy.where(x20, 0, x13*x21) + numpy.where(x20, 0, d_model*p_disp*x12*x2*x21*x3), 0), 0) + (1/4)*x1*x5*(n_pp - 1)
     x23 = d_model*vocab
     x24 = s**(-1.0)
     x25 = n_ff_in + n_ff_out
@@ -5081,15 +5700,15 @@ def limit_torus_1d_moe__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act
     x52 = numpy.sqrt(d_head)
     x53 = numpy.minimum(x9, numpy.maximum(1, x44/(numpy.sqrt(n_q)*x52)))
     x54 = numpy.minimum(x9, numpy.maximum(1, x43*numpy.sqrt(x51)*x52/x36))
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + p*(n_ff + w_idx*sigma_attn*x10 + sigma_attn*(n_attn + x27)) + x42*(st_cmp + ctx*(kv_idx + kv_bytes) + x41))), t_kernel*x0 + x22*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x22, x40*(n_experts*x26*(1 - (1 - x24)**x34)*(d_ff*x35 + d_ff*x37*x39 + d_model*x19*x39/x37) + p_emb*x23) + x40*(w_idx*p*x8 + n_sh*x25*x49*(d_ff_shared*x35 + d_ff_shared*x45*x46 + x48/x45) + x42*x7*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x32 + x41) + x49*(d_head*p_act*x47*x51/x54 + d_model*x46*x54 + n_q*x50 + x33*x46*x53 + x48/x53 + x50*x51))), x2*(2*n_attn*x1 + 2*b*q_lm*x23 + x1*(2*n_ff*x24 + 2*x27) + x1*(f_idx*n_layers*x28*(xi_idx*x9 - xi_idx + 1) + w_idx*(2*x9 - 2) + x0*x33*(x32*numpy.where(numpy.greater_equal(k_top, x29), x28, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x31*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x30))) + numpy.where(numpy.greater_equal(ctx_win, x29), x28, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x31*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x30))))))/flops), numpy.inf)
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + p*(n_ff + w_idx*sigma_attn*x10 + sigma_attn*(n_attn + x27)) + x42*(st_cmp + ctx*(kv_idx + kv_bytes) + x41))), t_kernel*x0 + x22*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x22, x40*(n_experts*x26*(1 - (1 - x24)**x34)*(d_ff*x35 + d_ff*x37*x39 + d_model*x19*x39/x37) + p_emb*x23) + x40*(w_idx*p*x8 + n_sh*x25*x49*(d_ff_shared*x35 + d_ff_shared*x45*x46 + x48/x45) + x42*x7*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x32 + x41) + x49*(d_head*p_act*x47*x51/x54 + d_model*x46*x54 + n_q*x50 + x33*x46*x53 + x48/x53 + x50*x51))), x0*x1*x2*x33*(x32*numpy.where(numpy.greater_equal(k_top, x29), x28, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x31*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x30))) + numpy.where(numpy.greater_equal(ctx_win, x29), x28, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x31*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x30))))/flops_attn + x2*(2*n_attn*x1 + 2*b*q_lm*x23 + x1*(2*n_ff*x24 + 2*x27) + x1*(f_idx*n_layers*x28*(xi_idx*x9 - xi_idx + 1) + w_idx*(2*x9 - 2)))/flops), numpy.inf)
 
 
-def limit_torus_1d_moe__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_1d_moe__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_gpu/(n_pp*sigma_attn)
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, g*x0/n_q) + p*(n_ff + w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))))), 1, 0)
 
 
-def limit_torus_1d_moe__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_1d_moe__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = b*q_len
     x1 = d_model*p_act/(n_gpu*bw_ar_inter)
     x2 = n_pp**(-1.0)
@@ -5100,11 +5719,11 @@ def limit_torus_1d_moe__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, 
     return 4*n_layers*t_kernel + n_layers*numpy.where(numpy.where(x4, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x6, 1), numpy.less_equal(x5, 1), numpy.less_equal(x5/x6, 1)), 1, x5*numpy.where(numpy.less_equal(x6, 1), 1, x6**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x5, 1), 1, x5), 1)), 0, x1*x3*(numpy.maximum(1, x5/numpy.maximum(1, numpy.where(x4, x6, 1))) - 1)) + (1/4)*x0*x1*(n_pp - 1)
 
 
-def limit_torus_1d_moe__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_1d_moe__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return 0
 
 
-def limit_torus_1d_moe__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_1d_moe__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = b*q_len
     x1 = n_gpu**(-1.0)
     x2 = bw_ar_inter**(-1.0)
@@ -5120,11 +5739,11 @@ def limit_torus_1d_moe__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx
     x12 = numpy.minimum(n_experts, x6)
     x13 = numpy.where(x11, x12, 1)
     x14 = numpy.where(x11, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x6)), n_active, numpy.where(numpy.less_equal(n_experts, x6), n_experts, x6)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
-    x15 = (1 - x4)*(numpy.minimum(n_active, x13) - 1)
-    return n_layers*x10 + n_layers*numpy.where(numpy.where(x11, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x12, 1), numpy.less_equal(x6, 1), numpy.less_equal(x6/x12, 1)), 1, x6*numpy.where(numpy.less_equal(x12, 1), 1, x12**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x6, 1), 1, x6), 1)), 0, x9*(numpy.maximum(1, x6/numpy.maximum(1, x13)) - 1)) + n_layers*numpy.where(numpy.where(x11, numpy.greater(x12, 1), False), x10 + numpy.where(x14, 0, x15*x9) + numpy.where(x14, 0, d_model*p_disp*x1*x15*x2*x8), 0) + (1/4)*x0*x3*(n_pp - 1)
+    x15 = (1 - x4)*numpy.minimum(n_active, x13)
+    return n_layers*x10 + n_layers*numpy.where(numpy.where(x11, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x12, 1), numpy.less_equal(x6, 1), numpy.less_equal(x6/x12, 1)), 1, x6*numpy.where(numpy.less_equal(x12, 1), 1, x12**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x6, 1), 1, x6), 1)), 0, x9*(numpy.maximum(1, x6/numpy.maximum(1, x13)) - 1)) + n_layers*numpy.where(numpy.where(x11, numpy.greater(x12, 1), False), x10 + numpy.where(numpy.greater(sigma_attn, 1), numpy.where(x14, 0, x15*x9) + numpy.where(x14, 0, d_model*p_disp*x1*x15*x2*x8), 0), 0) + (1/4)*x0*x3*(n_pp - 1)
 
 
-def limit_torus_1d_moe__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_1d_moe__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = 4*n_layers
     x1 = b*q_len
     x2 = n_gpu**(-1.0)
@@ -5157,22 +5776,22 @@ def limit_torus_1d_moe__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p,
     x29 = p_act*x28
     x30 = numpy.maximum(1, numpy.minimum(x10, numpy.sqrt(d_model)*numpy.sqrt(x11)/numpy.sqrt(d_ff)))
     x31 = x14*x29
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(st_cmp + ctx*(kv_idx + kv_bytes) + x25) + p*(n_attn + n_ff + w_idx*(x8 - 1) + x17))), t_kernel*x0 + x12*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x12, n_pp*x2*(w_idx*p*x8 + n_layers*(n_experts*x15*(1 - (1 - x14)**x28)*(d_ff*x26 + d_ff*x30*x31 + d_model*x11*x31/x30) + x16*(d_ff_shared*x26 + x29*(d_model + d_ff_shared)) + x24*x26 + x26*x27 + x29*(d_model + x24) + x29*(d_model + x27)) + p_emb*x13 + x6*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x23 + x25))/hbm_bw), x2*(2*n_attn*x1 + 2*b*q_lm*x13 + x1*(2*n_ff*x14 + 2*x17) + x1*(f_idx*n_layers*x19*(xi_idx*x18 - xi_idx + 1) + w_idx*(2*x18 - 2) + x0*x24*(x23*numpy.where(numpy.greater_equal(k_top, x20), x19, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x22*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x21))) + numpy.where(numpy.greater_equal(ctx_win, x20), x19, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x22*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x21))))))/flops), numpy.inf)
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(st_cmp + ctx*(kv_idx + kv_bytes) + x25) + p*(n_attn + n_ff + w_idx*(x8 - 1) + x17))), t_kernel*x0 + x12*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x12, n_pp*x2*(w_idx*p*x8 + n_layers*(n_experts*x15*(1 - (1 - x14)**x28)*(d_ff*x26 + d_ff*x30*x31 + d_model*x11*x31/x30) + x16*(d_ff_shared*x26 + x29*(d_model + d_ff_shared)) + x24*x26 + x26*x27 + x29*(d_model + x24) + x29*(d_model + x27)) + p_emb*x13 + x6*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x23 + x25))/hbm_bw), x0*x1*x2*x24*(x23*numpy.where(numpy.greater_equal(k_top, x20), x19, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x22*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x21))) + numpy.where(numpy.greater_equal(ctx_win, x20), x19, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x22*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x21))))/flops_attn + x2*(2*n_attn*x1 + 2*b*q_lm*x13 + x1*(2*n_ff*x14 + 2*x17) + x1*(f_idx*n_layers*x19*(xi_idx*x18 - xi_idx + 1) + w_idx*(2*x18 - 2)))/flops), numpy.inf)
 
 
-def limit_torus_1d_moe__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_1d_moe__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def limit_torus_1d_moe__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_1d_moe__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return 0
 
 
-def limit_torus_1d_moe__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_1d_moe__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def limit_torus_1d_moe__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_1d_moe__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
     x2 = b*x0
@@ -5190,11 +5809,11 @@ def limit_torus_1d_moe__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, 
     return n_pp*(w_idx*p*x1 + d_model*vocab*p_emb + n_layers*(n_experts*x8*(1 - (1 - x9)**x6)*(d_ff*x12*x13 + d_ff*x4 + d_model*x11*x13/x12) + n_sh*x8*(d_ff_shared*x4 + x7*(d_model + d_ff_shared)) + x3*x4 + x4*x5 + x7*(d_model + x3) + x7*(d_model + x5)) + x2*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp))/(hbm_bw*n_gpu)
 
 
-def limit_torus_1d_moe__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_1d_moe__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes)) + p*(n_attn + n_ff + w_idx*(n_gpu/n_pp - 1) + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
-def limit_torus_1d_moe__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_1d_moe__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = 4*n_layers
     x1 = b*q_len
     x2 = n_gpu**(-1.0)
@@ -5218,7 +5837,7 @@ def limit_torus_1d_moe__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, 
     x20 = x19 - 1
     x21 = numpy.where(numpy.less_equal(x19, 1), 0, x17*x20)
     x22 = numpy.where(x10, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x11)), n_active, numpy.where(numpy.less_equal(n_experts, x11), n_experts, x11)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
-    x23 = (1 - x18)*(numpy.minimum(n_active, x13) - 1)
+    x23 = (1 - x18)*numpy.minimum(n_active, x13)
     x24 = d_model*vocab
     x25 = p_emb*x24
     x26 = n_ff_in + n_ff_out
@@ -5260,10 +5879,10 @@ def limit_torus_1d_moe__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, 
     x62 = n_unembed*p_emb
     x63 = b*(st_cmp + ctx*(kv_idx + kv_bytes) + x38)
     x64 = n_attn + x57
-    return t_kernel*x0, n_layers*numpy.where(numpy.where(x10, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x12, 1), numpy.less_equal(x11, 1), numpy.less_equal(x11/x12, 1)), 1, x11*numpy.where(numpy.less_equal(x12, 1), 1, x12**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x11, 1), 1, x11), 1)), 0, x17*(x15 - 1)) + x6, n_layers*x21 + n_layers*numpy.where(numpy.where(x10, numpy.greater(x12, 1), False), x21 + numpy.where(x22, 0, x17*x23) + numpy.where(x22, 0, d_model*p_disp*x16*x2*x23*x3), 0), x35*(n_layers*x34 + x25) + x35*(x36 + x37*x40 + x48*x49*(d_ff_shared*x44*x45 + x41 + x47/x44) + x48*(d_model*x45*x52 + p_act*x46*x55/x52 + x45*x53*x54 + x47/x53 + x56)), x2*(2*n_attn*x1 + 2*b*q_lm*x24 + x1*(2*n_ff*x27 + 2*x57) + x1*(f_idx*n_layers*x58*(xi_idx*x19 - xi_idx + 1) + w_idx*(2*x19 - 2) + x0*x54*(x39*numpy.where(numpy.greater_equal(k_top, x59), x58, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x61*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x60))) + numpy.where(numpy.greater_equal(ctx_win, x59), x58, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x61*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x60))))))/flops, p*(n_ff + w_idx*sigma_attn*x20 + sigma_attn*x64) + x37*x63 + x62, x6, x35*(n_layers*(x32*(d_model + x54) + x32*(d_model + x55) + x34 + x49*(x32*(d_model + d_ff_shared) + x41) + x56) + x25 + x36 + x40), p*(n_ff + w_idx*(x11 - 1) + x64) + x62 + x63
+    return t_kernel*x0, n_layers*numpy.where(numpy.where(x10, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x12, 1), numpy.less_equal(x11, 1), numpy.less_equal(x11/x12, 1)), 1, x11*numpy.where(numpy.less_equal(x12, 1), 1, x12**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x11, 1), 1, x11), 1)), 0, x17*(x15 - 1)) + x6, n_layers*x21 + n_layers*numpy.where(numpy.where(x10, numpy.greater(x12, 1), False), x21 + numpy.where(numpy.greater(sigma_attn, 1), numpy.where(x22, 0, x17*x23) + numpy.where(x22, 0, d_model*p_disp*x16*x2*x23*x3), 0), 0), x35*(n_layers*x34 + x25) + x35*(x36 + x37*x40 + x48*x49*(d_ff_shared*x44*x45 + x41 + x47/x44) + x48*(d_model*x45*x52 + p_act*x46*x55/x52 + x45*x53*x54 + x47/x53 + x56)), x0*x1*x2*x54*(x39*numpy.where(numpy.greater_equal(k_top, x59), x58, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x61*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x60))) + numpy.where(numpy.greater_equal(ctx_win, x59), x58, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x61*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x60))))/flops_attn + x2*(2*n_attn*x1 + 2*b*q_lm*x24 + x1*(2*n_ff*x27 + 2*x57) + x1*(f_idx*n_layers*x58*(xi_idx*x19 - xi_idx + 1) + w_idx*(2*x19 - 2)))/flops, p*(n_ff + w_idx*sigma_attn*x20 + sigma_attn*x64) + x37*x63 + x62, x6, x35*(n_layers*(x32*(d_model + x54) + x32*(d_model + x55) + x34 + x49*(x32*(d_model + d_ff_shared) + x41) + x56) + x25 + x36 + x40), p*(n_ff + w_idx*(x11 - 1) + x64) + x62 + x63
 
 
-def limit_torus_1d_moe__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_1d_moe__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = 4*n_layers
     x1 = t_kernel*x0
     x2 = 1 - omega_net
@@ -5300,7 +5919,7 @@ def limit_torus_1d_moe__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act,
     x33 = (1/2)/q_len
     x34 = r_cmp**(-1.0)
     x35 = d_head*n_q
-    x36 = x4*(2*n_attn*x3 + 2*b*q_lm*x23 + x3*(2*n_ff*x24 + 2*x27) + x3*(f_idx*n_layers*x30*(xi_idx*x29 - xi_idx + 1) + w_idx*(2*x29 - 2) + x0*x35*(x34*numpy.where(numpy.greater_equal(k_top, x31), x30, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x33*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x32))) + numpy.where(numpy.greater_equal(ctx_win, x31), x30, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x33*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x32))))))/flops
+    x36 = x0*x3*x35*x4*(x34*numpy.where(numpy.greater_equal(k_top, x31), x30, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x33*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x32))) + numpy.where(numpy.greater_equal(ctx_win, x31), x30, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x33*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x32))))/flops_attn + x4*(2*n_attn*x3 + 2*b*q_lm*x23 + x3*(2*n_ff*x24 + 2*x27) + x3*(f_idx*n_layers*x30*(xi_idx*x29 - xi_idx + 1) + w_idx*(2*x29 - 2)))/flops
     x37 = p_emb*x23
     x38 = w_idx*p*x13
     x39 = kv_win*numpy.minimum(ctx, ctx_win)
@@ -5330,10 +5949,10 @@ def limit_torus_1d_moe__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act,
     x63 = x29 - 1
     x64 = numpy.where(numpy.less_equal(x29, 1), 0, x21*x63)
     x65 = numpy.where(x12, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x13)), n_active, numpy.where(numpy.less_equal(n_experts, x13), n_experts, x13)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
-    x66 = (1 - x28)*(numpy.minimum(n_active, x17) - 1)
+    x66 = (1 - x28)*numpy.minimum(n_active, x17)
     x67 = x20*x5
     x68 = x4*x67
-    x69 = numpy.where(x65, 0, x21*x66) + numpy.where(x65, 0, d_model*p_disp*x66*x68)
+    x69 = numpy.where(numpy.greater(sigma_attn, 1), numpy.where(x65, 0, x21*x66) + numpy.where(x65, 0, d_model*p_disp*x66*x68), 0)
     x70 = numpy.where(x12, numpy.greater(x14, 1), False)
     x71 = n_layers*x64 + n_layers*numpy.where(x70, x64 + x69, 0) + x22
     x72 = numpy.maximum(1, g*x29/n_q)
@@ -5361,11 +5980,11 @@ def limit_torus_1d_moe__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act,
     return numpy.where(x62, x1 + x2*x22 + numpy.maximum(numpy.maximum(x36, x55), omega_net*x22), numpy.inf), numpy.where(x87, x1 + x2*x71 + numpy.maximum(numpy.maximum(x36, x86), omega_net*x71), numpy.inf), numpy.where(x62, x1 + x2*x90 + numpy.maximum(numpy.maximum(x36, x55), omega_net*x90), numpy.inf), numpy.where(x87, x1 + x2*x93 + numpy.maximum(numpy.maximum(x36, x86), omega_net*x93), numpy.inf)
 
 
-def limit_torus_2d_moe__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_2d_moe__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return 4*n_layers*t_kernel
 
 
-def limit_torus_2d_moe__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_2d_moe__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = numpy.sqrt(n_gpu)
     x1 = 1/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
     x2 = x0*x1
@@ -5381,11 +6000,11 @@ def limit_torus_2d_moe__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx
     x12 = n_gpu*x10
     x13 = numpy.where(x11, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x12)), n_active, numpy.where(numpy.less_equal(n_experts, x12), n_experts, x12)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
     x14 = numpy.minimum(n_experts, x12)
-    x15 = x7*(1 - 1/sigma_attn)*(numpy.minimum(n_active, numpy.where(x11, x14, 1)) - 1)
-    return n_layers*(numpy.where(x3, 0, x7*x8) + numpy.where(x3, 0, d_head*x4*x9*(n_q + 2*n_q/g))) + n_layers*numpy.where(numpy.where(x11, numpy.greater(x14, 1), False), numpy.where(x13, 0, p_act*x15) + numpy.where(x13, 0, p_disp*x15) + numpy.where(x3, 0, d_model*x1*x9/x0), 0)
+    x15 = x7*(1 - 1/sigma_attn)*numpy.minimum(n_active, numpy.where(x11, x14, 1))
+    return n_layers*(numpy.where(x3, 0, x7*x8) + numpy.where(x3, 0, d_head*x4*x9*(n_q + 2*n_q/g))) + n_layers*numpy.where(numpy.where(x11, numpy.greater(x14, 1), False), numpy.where(x3, 0, d_model*x1*x9/x0) + numpy.where(numpy.greater(sigma_attn, 1), numpy.where(x13, 0, p_act*x15) + numpy.where(x13, 0, p_disp*x15), 0), 0)
 
 
-def limit_torus_2d_moe__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_2d_moe__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = b*q_len
     x1 = p_act/(n_gpu*bw_ar_inter)
     x2 = d_model*x1
@@ -5399,7 +6018,7 @@ def limit_torus_2d_moe__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, 
     return n_layers*(numpy.where(x8, 0, n_ff_out*x2*x9) + numpy.where(x8, 0, n_ff_in*x1*x9*(d_ff*n_active + d_ff_shared*n_sh))) + (1/4)*x0*x2*(n_pp - 1)
 
 
-def limit_torus_2d_moe__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_2d_moe__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
     x2 = sigma_attn**(-1.0)
@@ -5425,7 +6044,7 @@ def limit_torus_2d_moe__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx,
     return n_pp*(w_idx*p*x1 + n_sh*x16*(n_ff_in + n_ff_out)*(d_ff_shared*x12*x9 + d_ff_shared*x5 + x15/x9) + x16*(d_head*n_q*x12*x20 + d_head*x10*x14*x18/x21 + n_q*x17 + x11*x13*x21 + x15/x20 + x17*x18) + x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, g*x3/n_q))/(hbm_bw*n_gpu)
 
 
-def limit_torus_2d_moe__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_2d_moe__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = s**(-1.0)
     x1 = n_pp**(-1.0)
     x2 = b*q_len*x1
@@ -5437,27 +6056,27 @@ def limit_torus_2d_moe__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p
     return n_pp*(d_model*vocab*p_emb + n_experts*n_layers*(1 - (1 - x0)**x2)*(n_ff_in + n_ff_out)*(d_ff*d_model*p + d_ff*x6*x7 + d_model*x5*x7/x6))/(hbm_bw*n_gpu)
 
 
-def limit_torus_2d_moe__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
-    return 0
+def limit_torus_2d_moe__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+    x0 = ctx + (1/2)*q_len - 1/2
+    x1 = ctx + q_len - 1
+    x2 = ctx**2 - ctx
+    x3 = (1/2)/q_len
+    return 4*b*d_head*n_layers*n_q*q_len*(numpy.where(numpy.greater_equal(ctx_win, x1), x0, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x3*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x2))) + numpy.where(numpy.greater_equal(k_top, x1), x0, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x3*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x2)))/r_cmp)/(flops_attn*n_gpu)
 
 
-def limit_torus_2d_moe__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_2d_moe__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = b*q_len
     x1 = 2*d_model
     x2 = n_gpu/(n_pp*sigma_attn)
-    x3 = ctx + (1/2)*q_len - 1/2
-    x4 = ctx + q_len - 1
-    x5 = ctx**2 - ctx
-    x6 = (1/2)/q_len
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2) + 4*d_head*n_layers*n_q*(numpy.where(numpy.greater_equal(ctx_win, x4), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x6*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x5))) + numpy.where(numpy.greater_equal(k_top, x4), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x6*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x5)))/r_cmp)))/(flops*n_gpu)
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*(ctx + (1/2)*q_len - 1/2)*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2)))/(flops*n_gpu)
 
 
-def limit_torus_2d_moe__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_2d_moe__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_gpu/(n_pp*sigma_attn)
     return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, g*x0/n_q) + p*(n_ff + w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))
 
 
-def limit_torus_2d_moe__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_2d_moe__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = b*q_len
     x1 = n_gpu**(-1.0)
     x2 = bw_ar_inter**(-1.0)
@@ -5478,11 +6097,11 @@ def limit_torus_2d_moe__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act
     x17 = numpy.where(x13, x15, 1)
     x18 = x8*(numpy.sqrt(numpy.maximum(1, x14/numpy.maximum(1, x17))) - 1)
     x19 = numpy.where(x13, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x14)), n_active, numpy.where(numpy.less_equal(n_experts, x14), n_experts, x14)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
-    x20 = x8*(1 - 1/sigma_attn)*(numpy.minimum(n_active, x17) - 1)
-    return n_layers*(numpy.where(x16, 0, n_ff_out*x18*x3) + numpy.where(x16, 0, n_ff_in*x11*x18*(d_ff*n_active + d_ff_shared*n_sh))) + n_layers*(numpy.where(x7, 0, x3*x9) + numpy.where(x7, 0, d_head*x11*x9*(n_q + 2*n_q/g))) + n_layers*numpy.where(numpy.where(x13, numpy.greater(x15, 1), False), numpy.where(x19, 0, x20*x3) + numpy.where(x19, 0, d_model*p_disp*x10*x20) + numpy.where(x7, 0, d_model*p_act*x2*x5*x9/x4), 0) + (1/4)*x0*x3*(n_pp - 1)
+    x20 = x8*(1 - 1/sigma_attn)*numpy.minimum(n_active, x17)
+    return n_layers*(numpy.where(x16, 0, n_ff_out*x18*x3) + numpy.where(x16, 0, n_ff_in*x11*x18*(d_ff*n_active + d_ff_shared*n_sh))) + n_layers*(numpy.where(x7, 0, x3*x9) + numpy.where(x7, 0, d_head*x11*x9*(n_q + 2*n_q/g))) + n_layers*numpy.where(numpy.where(x13, numpy.greater(x15, 1), False), numpy.where(x7, 0, d_model*p_act*x2*x5*x9/x4) + numpy.where(numpy.greater(sigma_attn, 1), numpy.where(x19, 0, x20*x3) + numpy.where(x19, 0, d_model*p_disp*x10*x20), 0), 0) + (1/4)*x0*x3*(n_pp - 1)
 
 
-def limit_torus_2d_moe__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_2d_moe__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_ff_in + n_ff_out
     x1 = s**(-1.0)
     x2 = n_pp**(-1.0)
@@ -5514,18 +6133,19 @@ def limit_torus_2d_moe__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act,
     return x13*(d_model*vocab*p_emb + n_experts*n_layers*x0*(1 - (1 - x1)**x4)*(d_ff*x10*x12 + d_ff*x5 + d_model*x12*x9/x10)) + x13*(w_idx*p*x6 + n_sh*x0*x22*(d_ff_shared*x18*x19 + d_ff_shared*x5 + x21/x18) + x22*(d_head*n_q*x19*x26 + d_head*x20*x24/x27 + d_model*x19*x27 + n_q*x23 + x21/x26 + x23*x24) + x3*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, g*x15/n_q))
 
 
-def limit_torus_2d_moe__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
-    x0 = b*q_len
-    x1 = 2*d_model
-    x2 = n_gpu/(n_pp*sigma_attn)
-    x3 = ctx + (1/2)*q_len - 1/2
-    x4 = ctx + q_len - 1
-    x5 = ctx**2 - ctx
-    x6 = (1/2)/q_len
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2) + 4*d_head*n_layers*n_q*(numpy.where(numpy.greater_equal(ctx_win, x4), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x6*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x5))) + numpy.where(numpy.greater_equal(k_top, x4), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x6*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x5)))/r_cmp)))/(flops*n_gpu)
+def limit_torus_2d_moe__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+    x0 = n_gpu**(-1.0)
+    x1 = b*q_len
+    x2 = 2*d_model
+    x3 = n_gpu/(n_pp*sigma_attn)
+    x4 = ctx + (1/2)*q_len - 1/2
+    x5 = ctx + q_len - 1
+    x6 = ctx**2 - ctx
+    x7 = (1/2)/q_len
+    return 4*d_head*n_layers*n_q*x0*x1*(numpy.where(numpy.greater_equal(ctx_win, x5), x4, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x7*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x6))) + numpy.where(numpy.greater_equal(k_top, x5), x4, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x7*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x6)))/r_cmp)/flops_attn + x0*(2*n_attn*x1 + b*vocab*q_lm*x2 + x1*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x2*(n_ff_in + n_ff_out)) + x1*(f_idx*n_layers*x4*(xi_idx*x3 - xi_idx + 1) + w_idx*(2*x3 - 2)))/flops
 
 
-def limit_torus_2d_moe__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_2d_moe__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = 4*n_layers
     x1 = b*q_len
     x2 = n_gpu**(-1.0)
@@ -5556,8 +6176,8 @@ def limit_torus_2d_moe__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act
     x27 = d_ff_shared*n_sh
     x28 = numpy.where(x18, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x19)), n_active, numpy.where(numpy.less_equal(n_experts, x19), n_experts, x19)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
     x29 = sigma_attn**(-1.0)
-    x30 = x11*(1 - x29)*(numpy.minimum(n_active, x22) - 1)
-    x31 = n_layers*(numpy.where(x21, 0, n_ff_out*x26*x5) + numpy.where(x21, 0, n_ff_in*x14*x26*(d_ff*n_active + x27))) + n_layers*(numpy.where(x9, 0, x12*x5) + numpy.where(x9, 0, x12*x14*x16)) + n_layers*numpy.where(numpy.where(x18, numpy.greater(x20, 1), False), numpy.where(x28, 0, x30*x5) + numpy.where(x28, 0, d_model*p_disp*x13*x30) + numpy.where(x9, 0, x12*x3*x4*x7/x6), 0) + (1/4)*x1*x5*(n_pp - 1)
+    x30 = x11*(1 - x29)*numpy.minimum(n_active, x22)
+    x31 = n_layers*(numpy.where(x21, 0, n_ff_out*x26*x5) + numpy.where(x21, 0, n_ff_in*x14*x26*(d_ff*n_active + x27))) + n_layers*(numpy.where(x9, 0, x12*x5) + numpy.where(x9, 0, x12*x14*x16)) + n_layers*numpy.where(numpy.where(x18, numpy.greater(x20, 1), False), numpy.where(x9, 0, x12*x3*x4*x7/x6) + numpy.where(numpy.greater(sigma_attn, 1), numpy.where(x28, 0, x30*x5) + numpy.where(x28, 0, d_model*p_disp*x13*x30), 0), 0) + (1/4)*x1*x5*(n_pp - 1)
     x32 = d_model*vocab
     x33 = s**(-1.0)
     x34 = n_ff_in + n_ff_out
@@ -5589,15 +6209,15 @@ def limit_torus_2d_moe__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act
     x60 = numpy.sqrt(d_head)
     x61 = numpy.minimum(x37, numpy.maximum(1, x53/(numpy.sqrt(n_q)*x60)))
     x62 = numpy.minimum(x37, numpy.maximum(1, numpy.sqrt(x15)*x60*x8/x46))
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + p*(n_ff + w_idx*sigma_attn*(x37 - 1) + sigma_attn*(n_attn + x36)) + x52*(st_cmp + ctx*(kv_idx + kv_bytes) + x51))), t_kernel*x0 + x31*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x31, x50*(n_experts*x35*(1 - (1 - x33)**x44)*(d_ff*x45 + d_ff*x47*x49 + d_model*x24*x49/x47) + p_emb*x32) + x50*(w_idx*p*x19 + n_sh*x34*x58*(d_ff_shared*x45 + d_ff_shared*x54*x55 + x57/x54) + x17*x52*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x42 + x51) + x58*(d_model*x55*x62 + n_q*x59 + p_act*x16*x56/x62 + x15*x59 + x43*x55*x61 + x57/x61))), x2*(2*n_attn*x1 + 2*b*q_lm*x32 + x1*(2*n_ff*x33 + 2*x36) + x1*(f_idx*n_layers*x38*(xi_idx*x37 - xi_idx + 1) + w_idx*(2*x37 - 2) + x0*x43*(x42*numpy.where(numpy.greater_equal(k_top, x39), x38, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x41*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x40))) + numpy.where(numpy.greater_equal(ctx_win, x39), x38, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x41*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x40))))))/flops), numpy.inf)
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + p*(n_ff + w_idx*sigma_attn*(x37 - 1) + sigma_attn*(n_attn + x36)) + x52*(st_cmp + ctx*(kv_idx + kv_bytes) + x51))), t_kernel*x0 + x31*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x31, x50*(n_experts*x35*(1 - (1 - x33)**x44)*(d_ff*x45 + d_ff*x47*x49 + d_model*x24*x49/x47) + p_emb*x32) + x50*(w_idx*p*x19 + n_sh*x34*x58*(d_ff_shared*x45 + d_ff_shared*x54*x55 + x57/x54) + x17*x52*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x42 + x51) + x58*(d_model*x55*x62 + n_q*x59 + p_act*x16*x56/x62 + x15*x59 + x43*x55*x61 + x57/x61))), x0*x1*x2*x43*(x42*numpy.where(numpy.greater_equal(k_top, x39), x38, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x41*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x40))) + numpy.where(numpy.greater_equal(ctx_win, x39), x38, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x41*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x40))))/flops_attn + x2*(2*n_attn*x1 + 2*b*q_lm*x32 + x1*(2*n_ff*x33 + 2*x36) + x1*(f_idx*n_layers*x38*(xi_idx*x37 - xi_idx + 1) + w_idx*(2*x37 - 2)))/flops), numpy.inf)
 
 
-def limit_torus_2d_moe__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_2d_moe__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_gpu/(n_pp*sigma_attn)
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, g*x0/n_q) + p*(n_ff + w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))))), 1, 0)
 
 
-def limit_torus_2d_moe__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_2d_moe__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = b*q_len
     x1 = p_act/(n_gpu*bw_ar_inter)
     x2 = d_model*x1
@@ -5611,11 +6231,11 @@ def limit_torus_2d_moe__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, 
     return 4*n_layers*t_kernel + n_layers*(numpy.where(x8, 0, n_ff_out*x2*x9) + numpy.where(x8, 0, n_ff_in*x1*x9*(d_ff*n_active + d_ff_shared*n_sh))) + (1/4)*x0*x2*(n_pp - 1)
 
 
-def limit_torus_2d_moe__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_2d_moe__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return 0
 
 
-def limit_torus_2d_moe__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_2d_moe__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = b*q_len
     x1 = n_gpu**(-1.0)
     x2 = bw_ar_inter**(-1.0)
@@ -5636,63 +6256,64 @@ def limit_torus_2d_moe__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx
     x17 = numpy.where(x13, x15, 1)
     x18 = x8*(numpy.sqrt(numpy.maximum(1, x14/numpy.maximum(1, x17))) - 1)
     x19 = numpy.where(x13, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x14)), n_active, numpy.where(numpy.less_equal(n_experts, x14), n_experts, x14)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
-    x20 = x8*(1 - 1/sigma_attn)*(numpy.minimum(n_active, x17) - 1)
-    return n_layers*(numpy.where(x16, 0, n_ff_out*x18*x3) + numpy.where(x16, 0, n_ff_in*x11*x18*(d_ff*n_active + d_ff_shared*n_sh))) + n_layers*(numpy.where(x7, 0, x3*x9) + numpy.where(x7, 0, d_head*x11*x9*(n_q + 2*n_q/g))) + n_layers*numpy.where(numpy.where(x13, numpy.greater(x15, 1), False), numpy.where(x19, 0, x20*x3) + numpy.where(x19, 0, d_model*p_disp*x10*x20) + numpy.where(x7, 0, d_model*p_act*x2*x5*x9/x4), 0) + (1/4)*x0*x3*(n_pp - 1)
+    x20 = x8*(1 - 1/sigma_attn)*numpy.minimum(n_active, x17)
+    return n_layers*(numpy.where(x16, 0, n_ff_out*x18*x3) + numpy.where(x16, 0, n_ff_in*x11*x18*(d_ff*n_active + d_ff_shared*n_sh))) + n_layers*(numpy.where(x7, 0, x3*x9) + numpy.where(x7, 0, d_head*x11*x9*(n_q + 2*n_q/g))) + n_layers*numpy.where(numpy.where(x13, numpy.greater(x15, 1), False), numpy.where(x7, 0, d_model*p_act*x2*x5*x9/x4) + numpy.where(numpy.greater(sigma_attn, 1), numpy.where(x19, 0, x20*x3) + numpy.where(x19, 0, d_model*p_disp*x10*x20), 0), 0) + (1/4)*x0*x3*(n_pp - 1)
 
 
-def limit_torus_2d_moe__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_2d_moe__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = 4*n_layers
-    x1 = b*q_len
-    x2 = n_gpu**(-1.0)
-    x3 = p_act*x2/bw_ar_inter
-    x4 = d_model*x3
-    x5 = (1/2)*q_len
-    x6 = n_pp**(-1.0)
-    x7 = b*x6
-    x8 = numpy.less_equal(s, x5*x7)
-    x9 = n_gpu*x6
-    x10 = numpy.minimum(n_experts, x9)
-    x11 = numpy.where(x8, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x10, 1), numpy.less_equal(x9, 1), numpy.less_equal(x9/x10, 1)), 1, numpy.sqrt(x9*numpy.where(numpy.less_equal(x10, 1), 1, x10**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x9, 1), 1, numpy.sqrt(x9)), 1))
-    x12 = x9/numpy.maximum(1, numpy.where(x8, x10, 1))
-    x13 = numpy.maximum(1, x12)
-    x14 = numpy.sqrt(x13)
-    x15 = b*x5*(x14 - 1)
-    x16 = d_ff_shared*n_sh
-    x17 = n_layers*(numpy.where(x11, 0, n_ff_out*x15*x4) + numpy.where(x11, 0, n_ff_in*x15*x3*(d_ff*n_active + x16))) + (1/4)*x1*x4*(n_pp - 1)
-    x18 = d_model*vocab
-    x19 = s**(-1.0)
-    x20 = n_ff_in + n_ff_out
-    x21 = d_model*n_layers*x16*x20
-    x22 = x9/sigma_attn
-    x23 = ctx + x5 - 1/2
-    x24 = ctx + q_len - 1
-    x25 = ctx**2 - ctx
-    x26 = (1/2)/q_len
-    x27 = r_cmp**(-1.0)
-    x28 = d_head*n_q
-    x29 = kv_win*numpy.minimum(ctx, ctx_win)
-    x30 = d_model*p
-    x31 = d_head*(n_q + 2*n_q/g)
-    x32 = x1*x6
-    x33 = p_act*x32
-    x34 = numpy.maximum(1, numpy.minimum(x12, numpy.sqrt(d_model)*x14/numpy.sqrt(d_ff)))
-    x35 = x19*x33
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(st_cmp + ctx*(kv_idx + kv_bytes) + x29) + p*(n_attn + n_ff + w_idx*(x9 - 1) + x21))), t_kernel*x0 + x17*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x17, n_pp*x2*(w_idx*p*x9 + n_layers*(n_experts*x20*(1 - (1 - x19)**x32)*(d_ff*x30 + d_ff*x34*x35 + d_model*x13*x35/x34) + n_sh*x20*(d_ff_shared*x30 + x33*(d_model + d_ff_shared)) + x28*x30 + x30*x31 + x33*(d_model + x28) + x33*(d_model + x31)) + p_emb*x18 + x7*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x27 + x29))/hbm_bw), x2*(2*n_attn*x1 + 2*b*q_lm*x18 + x1*(2*n_ff*x19 + 2*x21) + x1*(f_idx*n_layers*x23*(xi_idx*x22 - xi_idx + 1) + w_idx*(2*x22 - 2) + x0*x28*(x27*numpy.where(numpy.greater_equal(k_top, x24), x23, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x26*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x25))) + numpy.where(numpy.greater_equal(ctx_win, x24), x23, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x26*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x25))))))/flops), numpy.inf)
+    x1 = n_gpu**(-1.0)
+    x2 = b*q_len
+    x3 = x1*x2
+    x4 = p_act/bw_ar_inter
+    x5 = d_model*x4
+    x6 = (1/2)*q_len
+    x7 = n_pp**(-1.0)
+    x8 = b*x7
+    x9 = numpy.less_equal(s, x6*x8)
+    x10 = n_gpu*x7
+    x11 = numpy.minimum(n_experts, x10)
+    x12 = numpy.where(x9, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x11, 1), numpy.less_equal(x10, 1), numpy.less_equal(x10/x11, 1)), 1, numpy.sqrt(x10*numpy.where(numpy.less_equal(x11, 1), 1, x11**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x10, 1), 1, numpy.sqrt(x10)), 1))
+    x13 = x10/numpy.maximum(1, numpy.where(x9, x11, 1))
+    x14 = numpy.maximum(1, x13)
+    x15 = numpy.sqrt(x14)
+    x16 = b*x1*x6*(x15 - 1)
+    x17 = d_ff_shared*n_sh
+    x18 = n_layers*(numpy.where(x12, 0, n_ff_out*x16*x5) + numpy.where(x12, 0, n_ff_in*x16*x4*(d_ff*n_active + x17))) + (1/4)*x3*x5*(n_pp - 1)
+    x19 = d_model*vocab
+    x20 = s**(-1.0)
+    x21 = n_ff_in + n_ff_out
+    x22 = d_model*n_layers*x17*x21
+    x23 = x10/sigma_attn
+    x24 = ctx + x6 - 1/2
+    x25 = ctx + q_len - 1
+    x26 = ctx**2 - ctx
+    x27 = (1/2)/q_len
+    x28 = r_cmp**(-1.0)
+    x29 = d_head*n_q
+    x30 = kv_win*numpy.minimum(ctx, ctx_win)
+    x31 = d_model*p
+    x32 = d_head*(n_q + 2*n_q/g)
+    x33 = x2*x7
+    x34 = p_act*x33
+    x35 = numpy.maximum(1, numpy.minimum(x13, numpy.sqrt(d_model)*x15/numpy.sqrt(d_ff)))
+    x36 = x20*x34
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(st_cmp + ctx*(kv_idx + kv_bytes) + x30) + p*(n_attn + n_ff + w_idx*(x10 - 1) + x22))), t_kernel*x0 + x18*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x18, n_pp*x1*(w_idx*p*x10 + n_layers*(n_experts*x21*(1 - (1 - x20)**x33)*(d_ff*x31 + d_ff*x35*x36 + d_model*x14*x36/x35) + n_sh*x21*(d_ff_shared*x31 + x34*(d_model + d_ff_shared)) + x29*x31 + x31*x32 + x34*(d_model + x29) + x34*(d_model + x32)) + p_emb*x19 + x8*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x28 + x30))/hbm_bw), x0*x29*x3*(x28*numpy.where(numpy.greater_equal(k_top, x25), x24, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x27*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x26))) + numpy.where(numpy.greater_equal(ctx_win, x25), x24, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x27*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x26))))/flops_attn + x1*(2*n_attn*x2 + 2*b*q_lm*x19 + x2*(2*n_ff*x20 + 2*x22) + x2*(f_idx*n_layers*x24*(xi_idx*x23 - xi_idx + 1) + w_idx*(2*x23 - 2)))/flops), numpy.inf)
 
 
-def limit_torus_2d_moe__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_2d_moe__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def limit_torus_2d_moe__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_2d_moe__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return 0
 
 
-def limit_torus_2d_moe__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_2d_moe__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def limit_torus_2d_moe__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_2d_moe__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
     x2 = b*x0
@@ -5710,11 +6331,11 @@ def limit_torus_2d_moe__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, 
     return n_pp*(w_idx*p*x1 + d_model*vocab*p_emb + n_layers*(n_experts*x8*(1 - (1 - x9)**x6)*(d_ff*x12*x13 + d_ff*x4 + d_model*x11*x13/x12) + n_sh*x8*(d_ff_shared*x4 + x7*(d_model + d_ff_shared)) + x3*x4 + x4*x5 + x7*(d_model + x3) + x7*(d_model + x5)) + x2*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp))/(hbm_bw*n_gpu)
 
 
-def limit_torus_2d_moe__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_2d_moe__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes)) + p*(n_attn + n_ff + w_idx*(n_gpu/n_pp - 1) + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
-def limit_torus_2d_moe__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_2d_moe__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = 4*n_layers
     x1 = b*q_len
     x2 = p_act*x1
@@ -5748,7 +6369,7 @@ def limit_torus_2d_moe__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, 
     x30 = b*d_model*x8
     x31 = numpy.where(x11, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x12)), n_active, numpy.where(numpy.less_equal(n_experts, x12), n_experts, x12)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
     x32 = sigma_attn**(-1.0)
-    x33 = (1 - x32)*(numpy.minimum(n_active, x15) - 1)
+    x33 = (1 - x32)*numpy.minimum(n_active, x15)
     x34 = d_model*vocab
     x35 = p_emb*x34
     x36 = n_ff_in + n_ff_out
@@ -5788,14 +6409,14 @@ def limit_torus_2d_moe__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, 
     x70 = n_unembed*p_emb
     x71 = b*(st_cmp + ctx*(kv_idx + kv_bytes) + x49)
     x72 = n_attn + x65
-    return t_kernel*x0, n_layers*(numpy.where(x14, 0, n_ff_out*x19*x21) + numpy.where(x14, 0, n_ff_in*x19*x20*(d_ff*n_active + x22))) + x7, n_layers*(numpy.where(x26, 0, x21*x27) + numpy.where(x26, 0, x20*x27*x29)) + n_layers*numpy.where(numpy.where(x11, numpy.greater(x13, 1), False), numpy.where(x26, 0, p_act*x24*x27*x30*x5/x23) + numpy.where(x31, 0, x21*x33) + numpy.where(x31, 0, p_disp*x30*x33*x6), 0), x45*(n_layers*x44 + x35) + x45*(x46 + x48*x51 + x58*x59*(d_ff_shared*x54*x55 + x52 + x57/x54) + x58*(d_model*x55*x61 + x2*x29*x56/x61 + x55*x62*x63 + x57/x62 + x64)), x4*(2*n_attn*x1 + 2*b*q_lm*x34 + x1*(2*n_ff*x37 + 2*x65) + x1*(f_idx*n_layers*x66*(xi_idx*x47 - xi_idx + 1) + w_idx*(2*x47 - 2) + x0*x63*(x50*numpy.where(numpy.greater_equal(k_top, x67), x66, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x69*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x68))) + numpy.where(numpy.greater_equal(ctx_win, x67), x66, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x69*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x68))))))/flops, p*(n_ff + w_idx*sigma_attn*(x47 - 1) + sigma_attn*x72) + x48*x71 + x70, x7, x45*(n_layers*(x42*(d_model + x29) + x42*(d_model + x63) + x44 + x59*(x42*(d_model + d_ff_shared) + x52) + x64) + x35 + x46 + x51), p*(n_ff + w_idx*(x12 - 1) + x72) + x70 + x71
+    return t_kernel*x0, n_layers*(numpy.where(x14, 0, n_ff_out*x19*x21) + numpy.where(x14, 0, n_ff_in*x19*x20*(d_ff*n_active + x22))) + x7, n_layers*(numpy.where(x26, 0, x21*x27) + numpy.where(x26, 0, x20*x27*x29)) + n_layers*numpy.where(numpy.where(x11, numpy.greater(x13, 1), False), numpy.where(x26, 0, p_act*x24*x27*x30*x5/x23) + numpy.where(numpy.greater(sigma_attn, 1), numpy.where(x31, 0, x21*x33) + numpy.where(x31, 0, p_disp*x30*x33*x6), 0), 0), x45*(n_layers*x44 + x35) + x45*(x46 + x48*x51 + x58*x59*(d_ff_shared*x54*x55 + x52 + x57/x54) + x58*(d_model*x55*x61 + x2*x29*x56/x61 + x55*x62*x63 + x57/x62 + x64)), x0*x1*x4*x63*(x50*numpy.where(numpy.greater_equal(k_top, x67), x66, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x69*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x68))) + numpy.where(numpy.greater_equal(ctx_win, x67), x66, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x69*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x68))))/flops_attn + x4*(2*n_attn*x1 + 2*b*q_lm*x34 + x1*(2*n_ff*x37 + 2*x65) + x1*(f_idx*n_layers*x66*(xi_idx*x47 - xi_idx + 1) + w_idx*(2*x47 - 2)))/flops, p*(n_ff + w_idx*sigma_attn*(x47 - 1) + sigma_attn*x72) + x48*x71 + x70, x7, x45*(n_layers*(x42*(d_model + x29) + x42*(d_model + x63) + x44 + x59*(x42*(d_model + d_ff_shared) + x52) + x64) + x35 + x46 + x51), p*(n_ff + w_idx*(x12 - 1) + x72) + x70 + x71
 
 
-def limit_torus_1d_moe_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_1d_moe_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return 4*n_layers*t_kernel
 
 
-def limit_torus_1d_moe_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_1d_moe_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = sigma_attn**(-1.0)
     x1 = n_pp**(-1.0)
     x2 = n_gpu*x1
@@ -5807,11 +6428,11 @@ def limit_torus_1d_moe_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len,
     x8 = numpy.less_equal(s, x1*x4)
     x9 = numpy.where(x8, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x2)), n_active, numpy.where(numpy.less_equal(n_experts, x2), n_experts, x2)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
     x10 = numpy.minimum(n_experts, x2)
-    x11 = (1 - x0)*(numpy.minimum(n_active, numpy.where(x8, x10, 1)) - 1)
-    return n_layers*x7 + n_layers*numpy.where(numpy.where(x8, numpy.greater(x10, 1), False), x7 + numpy.where(x9, 0, x11*x6) + numpy.where(x9, 0, p_disp*x11*x5), 0)
+    x11 = (1 - x0)*numpy.minimum(n_active, numpy.where(x8, x10, 1))
+    return n_layers*x7 + n_layers*numpy.where(numpy.where(x8, numpy.greater(x10, 1), False), x7 + numpy.where(numpy.greater(sigma_attn, 1), numpy.where(x9, 0, x11*x6) + numpy.where(x9, 0, p_disp*x11*x5), 0), 0)
 
 
-def limit_torus_1d_moe_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_1d_moe_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = b*q_len
     x1 = d_model*p_act/(n_gpu*bw_ar_inter)
     x2 = n_pp**(-1.0)
@@ -5822,7 +6443,7 @@ def limit_torus_1d_moe_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx,
     return n_layers*numpy.where(numpy.where(x4, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x6, 1), numpy.less_equal(x5, 1), numpy.less_equal(x5/x6, 1)), 1, x5*numpy.where(numpy.less_equal(x6, 1), 1, x6**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x5, 1), 1, x5), 1)), 0, x1*x3*(numpy.maximum(1, x5/numpy.maximum(1, numpy.where(x4, x6, 1))) - 1)) + (1/4)*x0*x1*(n_pp - 1)
 
 
-def limit_torus_1d_moe_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_1d_moe_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
     x2 = sigma_attn**(-1.0)
@@ -5853,7 +6474,7 @@ def limit_torus_1d_moe_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, 
     return n_pp*(w_idx*p*x1 + n_sh*x16*(n_ff_in + n_ff_out)*(d_ff_shared*x12*x9 + d_ff_shared*x5 + x15/x9) + x16*(p*x18*x20 + x11*x13*x22 + x12*x17*x24 + x12*x18*x26 + x15/x24 + x17*x5 + x18*x5 + x18*x25/x22 + x20*x25/x26) + x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, x3))/(hbm_bw*n_gpu)
 
 
-def limit_torus_1d_moe_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_1d_moe_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = s**(-1.0)
     x1 = n_pp**(-1.0)
     x2 = b*q_len*x1
@@ -5865,30 +6486,62 @@ def limit_torus_1d_moe_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, 
     return n_pp*(d_model*vocab*p_emb + n_experts*n_layers*(1 - (1 - x0)**x2)*(n_ff_in + n_ff_out)*(d_ff*d_model*p + d_ff*x6*x7 + d_model*x5*x7/x6))/(hbm_bw*n_gpu)
 
 
-def limit_torus_1d_moe_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
-    return 0
+def limit_torus_1d_moe_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+    x0 = ctx + (1/2)*q_len - 1/2
+    x1 = 2*d_rope
+    x2 = n_q*q_len
+    x3 = x0*x2*(2*d_head + 2*d_nope + x1)
+    x4 = ctx + q_len - 1
+    x5 = numpy.greater_equal(ctx_win, x4)
+    x6 = numpy.greater_equal(k_top, x4)
+    x7 = numpy.greater(xi_mha, 0)
+    x8 = r_cmp**(-1.0)
+    x9 = x0*x8
+    x10 = x2*(4*c_kv + x1)
+    x11 = 2*ctx*c_kv*n_q*(d_head + d_nope) + x3
+    x12 = numpy.greater_equal(ctx, ctx_win)
+    x13 = ctx**2 - ctx
+    x14 = (1/2)/q_len
+    x15 = x14*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x13)
+    x16 = numpy.greater_equal(ctx, k_top)
+    x17 = k_top*x8
+    x18 = x14*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x13)
+    x19 = x18*x8
+    return b*n_layers*numpy.where(numpy.where(numpy.logical_and(x5, x6), numpy.logical_and(x7, numpy.less(x11, x10*(x0 + x9))), numpy.where(numpy.logical_and(x12, x6), numpy.logical_and(x7, numpy.less(x11, x10*(ctx_win + x9))), numpy.where(x6, numpy.logical_and(x7, numpy.less(x11, x10*(x15 + x9))), numpy.where(numpy.logical_and(x16, x5), numpy.logical_and(x7, numpy.less(x11, x10*(x0 + x17))), numpy.where(numpy.logical_and(x12, x16), numpy.logical_and(x7, numpy.less(x11, x10*(ctx_win + x17))), numpy.where(x16, numpy.logical_and(x7, numpy.less(x11, x10*(x15 + x17))), numpy.where(x5, numpy.logical_and(x7, numpy.less(x11, x10*(x0 + x19))), numpy.where(x12, numpy.logical_and(x7, numpy.less(x11, x10*(ctx_win + x19))), numpy.logical_and(x7, numpy.less(x11, x10*(x15 + x19))))))))))), x3, x10*(x8*numpy.where(x6, x0, numpy.where(x16, k_top, x18)) + numpy.where(x5, x0, numpy.where(x12, ctx_win, x15))))/(flops_attn*n_gpu)
 
 
-def limit_torus_1d_moe_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_1d_moe_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = b*q_len
     x1 = 2*d_model
     x2 = n_gpu/(n_pp*sigma_attn)
     x3 = ctx + (1/2)*q_len - 1/2
-    x4 = 2*d_rope
-    x5 = n_q*q_len
-    x6 = ctx + q_len - 1
-    x7 = ctx**2 - ctx
-    x8 = (1/2)/q_len
-    x9 = x5*(4*c_kv + x4)*(numpy.where(numpy.greater_equal(ctx_win, x6), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x8*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x7))) + numpy.where(numpy.greater_equal(k_top, x6), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x8*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x7)))/r_cmp)
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x9, 2*ctx*c_kv*n_q*(d_head + d_nope) + x3*x5*(2*d_head + 2*d_nope + x4)), x9) + q_len*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2))) + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)))/(flops*n_gpu)
+    x4 = 2*ctx*c_kv*n_q*(d_head + d_nope)
+    x5 = ctx + q_len - 1
+    x6 = numpy.greater_equal(ctx_win, x5)
+    x7 = numpy.greater_equal(k_top, x5)
+    x8 = numpy.greater(xi_mha, 0)
+    x9 = r_cmp**(-1.0)
+    x10 = x3*x9
+    x11 = 2*d_rope
+    x12 = n_q*q_len
+    x13 = x12*(4*c_kv + x11)
+    x14 = x12*x3*(2*d_head + 2*d_nope + x11) + x4
+    x15 = numpy.greater_equal(ctx, ctx_win)
+    x16 = ctx**2 - ctx
+    x17 = (1/2)/q_len
+    x18 = x17*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x16)
+    x19 = numpy.greater_equal(ctx, k_top)
+    x20 = k_top*x9
+    x21 = x17*x9*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x16)
+    return (2*n_attn*x0 + b*n_layers*numpy.where(numpy.where(numpy.logical_and(x6, x7), numpy.logical_and(x8, numpy.less(x14, x13*(x10 + x3))), numpy.where(numpy.logical_and(x15, x7), numpy.logical_and(x8, numpy.less(x14, x13*(ctx_win + x10))), numpy.where(x7, numpy.logical_and(x8, numpy.less(x14, x13*(x10 + x18))), numpy.where(numpy.logical_and(x19, x6), numpy.logical_and(x8, numpy.less(x14, x13*(x20 + x3))), numpy.where(numpy.logical_and(x15, x19), numpy.logical_and(x8, numpy.less(x14, x13*(ctx_win + x20))), numpy.where(x19, numpy.logical_and(x8, numpy.less(x14, x13*(x18 + x20))), numpy.where(x6, numpy.logical_and(x8, numpy.less(x14, x13*(x21 + x3))), numpy.where(x15, numpy.logical_and(x8, numpy.less(x14, x13*(ctx_win + x21))), numpy.logical_and(x8, numpy.less(x14, x13*(x18 + x21))))))))))), x4, 0) + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2)))/(flops*n_gpu)
 
 
-def limit_torus_1d_moe_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_1d_moe_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_gpu/(n_pp*sigma_attn)
     return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, x0) + p*(n_ff + w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))
 
 
-def limit_torus_1d_moe_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_1d_moe_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = b*q_len
     x1 = n_gpu**(-1.0)
     x2 = bw_ar_inter**(-1.0)
@@ -5904,11 +6557,11 @@ def limit_torus_1d_moe_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p
     x12 = numpy.minimum(n_experts, x6)
     x13 = numpy.where(x11, x12, 1)
     x14 = numpy.where(x11, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x6)), n_active, numpy.where(numpy.less_equal(n_experts, x6), n_experts, x6)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
-    x15 = (1 - x4)*(numpy.minimum(n_active, x13) - 1)
-    return n_layers*x10 + n_layers*numpy.where(numpy.where(x11, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x12, 1), numpy.less_equal(x6, 1), numpy.less_equal(x6/x12, 1)), 1, x6*numpy.where(numpy.less_equal(x12, 1), 1, x12**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x6, 1), 1, x6), 1)), 0, x9*(numpy.maximum(1, x6/numpy.maximum(1, x13)) - 1)) + n_layers*numpy.where(numpy.where(x11, numpy.greater(x12, 1), False), x10 + numpy.where(x14, 0, x15*x9) + numpy.where(x14, 0, d_model*p_disp*x1*x15*x2*x8), 0) + (1/4)*x0*x3*(n_pp - 1)
+    x15 = (1 - x4)*numpy.minimum(n_active, x13)
+    return n_layers*x10 + n_layers*numpy.where(numpy.where(x11, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x12, 1), numpy.less_equal(x6, 1), numpy.less_equal(x6/x12, 1)), 1, x6*numpy.where(numpy.less_equal(x12, 1), 1, x12**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x6, 1), 1, x6), 1)), 0, x9*(numpy.maximum(1, x6/numpy.maximum(1, x13)) - 1)) + n_layers*numpy.where(numpy.where(x11, numpy.greater(x12, 1), False), x10 + numpy.where(numpy.greater(sigma_attn, 1), numpy.where(x14, 0, x15*x9) + numpy.where(x14, 0, d_model*p_disp*x1*x15*x2*x8), 0), 0) + (1/4)*x0*x3*(n_pp - 1)
 
 
-def limit_torus_1d_moe_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_1d_moe_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_ff_in + n_ff_out
     x1 = s**(-1.0)
     x2 = n_pp**(-1.0)
@@ -5944,21 +6597,38 @@ def limit_torus_1d_moe_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_
     return x13*(d_model*vocab*p_emb + n_experts*n_layers*x0*(1 - (1 - x1)**x4)*(d_ff*x10*x12 + d_ff*x5 + d_model*x12*x9/x10)) + x13*(w_idx*p*x6 + n_sh*x0*x22*(d_ff_shared*x18*x19 + d_ff_shared*x5 + x21/x18) + x22*(d_model*x19*x28 + p*x24*x26 + x19*x23*x30 + x19*x24*x31 + x20*x24/x28 + x20*x26/x31 + x21/x30 + x23*x5 + x24*x5) + x3*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, x15))
 
 
-def limit_torus_1d_moe_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
-    x0 = b*q_len
-    x1 = 2*d_model
-    x2 = n_gpu/(n_pp*sigma_attn)
-    x3 = ctx + (1/2)*q_len - 1/2
-    x4 = 2*d_rope
-    x5 = n_q*q_len
+def limit_torus_1d_moe_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+    x0 = n_gpu**(-1.0)
+    x1 = b*q_len
+    x2 = 2*d_model
+    x3 = n_gpu/(n_pp*sigma_attn)
+    x4 = ctx + (1/2)*q_len - 1/2
+    x5 = 2*ctx*c_kv*n_q*(d_head + d_nope)
     x6 = ctx + q_len - 1
-    x7 = ctx**2 - ctx
-    x8 = (1/2)/q_len
-    x9 = x5*(4*c_kv + x4)*(numpy.where(numpy.greater_equal(ctx_win, x6), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x8*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x7))) + numpy.where(numpy.greater_equal(k_top, x6), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x8*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x7)))/r_cmp)
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x9, 2*ctx*c_kv*n_q*(d_head + d_nope) + x3*x5*(2*d_head + 2*d_nope + x4)), x9) + q_len*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2))) + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)))/(flops*n_gpu)
+    x7 = numpy.greater_equal(ctx_win, x6)
+    x8 = numpy.greater_equal(k_top, x6)
+    x9 = numpy.greater(xi_mha, 0)
+    x10 = r_cmp**(-1.0)
+    x11 = x10*x4
+    x12 = 2*d_rope
+    x13 = n_q*q_len
+    x14 = x13*(4*c_kv + x12)
+    x15 = x13*x4*(2*d_head + 2*d_nope + x12)
+    x16 = x15 + x5
+    x17 = numpy.greater_equal(ctx, ctx_win)
+    x18 = ctx**2 - ctx
+    x19 = (1/2)/q_len
+    x20 = x19*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x18)
+    x21 = numpy.greater_equal(ctx, k_top)
+    x22 = k_top*x10
+    x23 = x19*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x18)
+    x24 = x10*x23
+    x25 = numpy.where(numpy.logical_and(x7, x8), numpy.logical_and(x9, numpy.greater(x14*(x11 + x4), x16)), numpy.where(numpy.logical_and(x17, x8), numpy.logical_and(x9, numpy.greater(x14*(ctx_win + x11), x16)), numpy.where(x8, numpy.logical_and(x9, numpy.less(x16, x14*(x11 + x20))), numpy.where(numpy.logical_and(x21, x7), numpy.logical_and(x9, numpy.greater(x14*(x22 + x4), x16)), numpy.where(numpy.logical_and(x17, x21), numpy.logical_and(x9, numpy.greater(x14*(ctx_win + x22), x16)), numpy.where(x21, numpy.logical_and(x9, numpy.less(x16, x14*(x20 + x22))), numpy.where(x7, numpy.logical_and(x9, numpy.less(x16, x14*(x24 + x4))), numpy.where(x17, numpy.logical_and(x9, numpy.less(x16, x14*(ctx_win + x24))), numpy.logical_and(x9, numpy.less(x16, x14*(x20 + x24)))))))))))
+    x26 = b*n_layers
+    return x0*x26*numpy.where(x25, x15, x14*(x10*numpy.where(x8, x4, numpy.where(x21, k_top, x23)) + numpy.where(x7, x4, numpy.where(x17, ctx_win, x20))))/flops_attn + x0*(2*n_attn*x1 + b*vocab*q_lm*x2 + x1*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x2*(n_ff_in + n_ff_out)) + x1*(f_idx*n_layers*x4*(xi_idx*x3 - xi_idx + 1) + w_idx*(2*x3 - 2)) + x26*numpy.where(x25, x5, 0))/flops
 
 
-def limit_torus_1d_moe_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_1d_moe_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = b*q_len
     x1 = n_gpu**(-1.0)
     x2 = bw_ar_inter**(-1.0)
@@ -5979,57 +6649,72 @@ def limit_torus_1d_moe_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p
     x17 = x7/numpy.maximum(1, x16)
     x18 = numpy.maximum(1, x17)
     x19 = numpy.where(x14, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x7)), n_active, numpy.where(numpy.less_equal(n_experts, x7), n_experts, x7)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
-    x20 = (1 - x5)*(numpy.minimum(n_active, x16) - 1)
-    x21 = n_layers*x13 + n_layers*numpy.where(numpy.where(x14, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x15, 1), numpy.less_equal(x7, 1), numpy.less_equal(x7/x15, 1)), 1, x7*numpy.where(numpy.less_equal(x15, 1), 1, x15**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x7, 1), 1, x7), 1)), 0, x12*(x18 - 1)) + n_layers*numpy.where(numpy.where(x14, numpy.greater(x15, 1), False), x13 + numpy.where(x19, 0, x12*x20) + numpy.where(x19, 0, d_model*p_disp*x1*x11*x2*x20), 0) + (1/4)*x0*x4*(n_pp - 1)
+    x20 = (1 - x5)*numpy.minimum(n_active, x16)
+    x21 = n_layers*x13 + n_layers*numpy.where(numpy.where(x14, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x15, 1), numpy.less_equal(x7, 1), numpy.less_equal(x7/x15, 1)), 1, x7*numpy.where(numpy.less_equal(x15, 1), 1, x15**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x7, 1), 1, x7), 1)), 0, x12*(x18 - 1)) + n_layers*numpy.where(numpy.where(x14, numpy.greater(x15, 1), False), x13 + numpy.where(numpy.greater(sigma_attn, 1), numpy.where(x19, 0, x12*x20) + numpy.where(x19, 0, d_model*p_disp*x1*x11*x2*x20), 0), 0) + (1/4)*x0*x4*(n_pp - 1)
     x22 = d_model*vocab
     x23 = s**(-1.0)
-    x24 = n_ff_in + n_ff_out
-    x25 = n_layers*x24
-    x26 = d_model*d_ff_shared*n_sh*x25
-    x27 = ctx + x10 - 1/2
-    x28 = 2*n_q
-    x29 = 2*d_rope
-    x30 = n_q*q_len
-    x31 = ctx + q_len - 1
-    x32 = ctx**2 - ctx
-    x33 = (1/2)/q_len
+    x24 = x0*x6
+    x25 = d_model*p
+    x26 = numpy.sqrt(d_model)
+    x27 = numpy.maximum(1, numpy.minimum(x17, numpy.sqrt(x18)*x26/numpy.sqrt(d_ff)))
+    x28 = p_act*x24
+    x29 = x23*x28
+    x30 = n_ff_in + n_ff_out
+    x31 = n_layers*x30
+    x32 = n_pp*x1/hbm_bw
+    x33 = kv_win*numpy.minimum(ctx, ctx_win)
     x34 = r_cmp**(-1.0)
-    x35 = x30*(4*c_kv + x29)*(x34*numpy.where(numpy.greater_equal(k_top, x31), x27, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x33*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x32))) + numpy.where(numpy.greater_equal(ctx_win, x31), x27, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x33*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x32))))
-    x36 = x0*x6
-    x37 = d_model*p
-    x38 = numpy.sqrt(d_model)
-    x39 = numpy.maximum(1, numpy.minimum(x17, numpy.sqrt(x18)*x38/numpy.sqrt(d_ff)))
-    x40 = p_act*x36
-    x41 = x23*x40
-    x42 = n_pp*x1/hbm_bw
-    x43 = kv_win*numpy.minimum(ctx, ctx_win)
-    x44 = b*numpy.maximum(1, x8)
-    x45 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x46 = x38*x45
-    x47 = numpy.minimum(x8, numpy.maximum(1, x46/numpy.sqrt(d_ff_shared)))
-    x48 = x40*x5
-    x49 = n_gpu*x0/(n_pp**2*sigma_attn**2)
-    x50 = x3*x49
-    x51 = sigma_attn*n_layers
-    x52 = d_head*n_q
-    x53 = c_kv + c_q
-    x54 = n_q + x28/g
-    x55 = d_head*x54
-    x56 = numpy.sqrt(x53)
-    x57 = numpy.minimum(x8, numpy.maximum(1, x45*x56/x38))
-    x58 = numpy.sqrt(d_head)
-    x59 = numpy.minimum(x8, numpy.maximum(1, x46/(numpy.sqrt(n_q)*x58)))
-    x60 = p_act*x49
-    x61 = numpy.minimum(x8, numpy.maximum(1, x45*numpy.sqrt(x54)*x58/x56))
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + p*(n_ff + w_idx*sigma_attn*x9 + sigma_attn*(n_attn + x26)) + x44*(st_cmp + ctx*(kv_idx + kv_bytes) + x43))), 4*n_layers*t_kernel + x21*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x21, x1*(2*n_attn*x0 + 2*b*q_lm*x22 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x35, ctx*c_kv*x28*(d_head + d_nope) + x27*x30*(2*d_head + 2*d_nope + x29)), x35) + q_len*(f_idx*n_layers*x27*(xi_idx*x8 - xi_idx + 1) + w_idx*(2*x8 - 2))) + x0*(2*n_ff*x23 + 2*x26))/flops), x42*(n_experts*x25*(1 - (1 - x23)**x36)*(d_ff*x37 + d_ff*x39*x41 + d_model*x18*x41/x39) + p_emb*x22) + x42*(w_idx*p*x7 + n_sh*x24*x51*(d_ff_shared*x37 + d_ff_shared*x47*x48 + x50/x47) + x44*x6*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x34 + x43) + x51*(d_model*x48*x57 + p*x53*x55 + x37*x52 + x37*x53 + x48*x52*x59 + x48*x53*x61 + x50/x59 + x53*x60/x57 + x55*x60/x61))), numpy.inf)
+    x35 = b*numpy.maximum(1, x8)
+    x36 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x37 = x26*x36
+    x38 = numpy.minimum(x8, numpy.maximum(1, x37/numpy.sqrt(d_ff_shared)))
+    x39 = x28*x5
+    x40 = n_gpu*x0/(n_pp**2*sigma_attn**2)
+    x41 = x3*x40
+    x42 = sigma_attn*n_layers
+    x43 = d_head*n_q
+    x44 = c_kv + c_q
+    x45 = 2*n_q
+    x46 = n_q + x45/g
+    x47 = d_head*x46
+    x48 = numpy.sqrt(x44)
+    x49 = numpy.minimum(x8, numpy.maximum(1, x36*x48/x26))
+    x50 = numpy.sqrt(d_head)
+    x51 = numpy.minimum(x8, numpy.maximum(1, x37/(numpy.sqrt(n_q)*x50)))
+    x52 = p_act*x40
+    x53 = numpy.minimum(x8, numpy.maximum(1, x36*numpy.sqrt(x46)*x50/x48))
+    x54 = d_model*d_ff_shared*n_sh*x31
+    x55 = ctx + x10 - 1/2
+    x56 = ctx*c_kv*x45*(d_head + d_nope)
+    x57 = ctx + q_len - 1
+    x58 = numpy.greater_equal(ctx_win, x57)
+    x59 = numpy.greater_equal(k_top, x57)
+    x60 = numpy.greater(xi_mha, 0)
+    x61 = x34*x55
+    x62 = 2*d_rope
+    x63 = n_q*q_len
+    x64 = x63*(4*c_kv + x62)
+    x65 = x55*x63*(2*d_head + 2*d_nope + x62)
+    x66 = x56 + x65
+    x67 = numpy.greater_equal(ctx, ctx_win)
+    x68 = ctx**2 - ctx
+    x69 = (1/2)/q_len
+    x70 = x69*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x68)
+    x71 = numpy.greater_equal(ctx, k_top)
+    x72 = k_top*x34
+    x73 = x69*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x68)
+    x74 = x34*x73
+    x75 = numpy.where(numpy.logical_and(x58, x59), numpy.logical_and(x60, numpy.greater(x64*(x55 + x61), x66)), numpy.where(numpy.logical_and(x59, x67), numpy.logical_and(x60, numpy.greater(x64*(ctx_win + x61), x66)), numpy.where(x59, numpy.logical_and(x60, numpy.less(x66, x64*(x61 + x70))), numpy.where(numpy.logical_and(x58, x71), numpy.logical_and(x60, numpy.greater(x64*(x55 + x72), x66)), numpy.where(numpy.logical_and(x67, x71), numpy.logical_and(x60, numpy.greater(x64*(ctx_win + x72), x66)), numpy.where(x71, numpy.logical_and(x60, numpy.less(x66, x64*(x70 + x72))), numpy.where(x58, numpy.logical_and(x60, numpy.less(x66, x64*(x55 + x74))), numpy.where(x67, numpy.logical_and(x60, numpy.less(x66, x64*(ctx_win + x74))), numpy.logical_and(x60, numpy.less(x66, x64*(x70 + x74)))))))))))
+    x76 = b*n_layers
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + p*(n_ff + w_idx*sigma_attn*x9 + sigma_attn*(n_attn + x54)) + x35*(st_cmp + ctx*(kv_idx + kv_bytes) + x33))), 4*n_layers*t_kernel + x21*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x21, x1*x76*numpy.where(x75, x65, x64*(x34*numpy.where(x59, x55, numpy.where(x71, k_top, x73)) + numpy.where(x58, x55, numpy.where(x67, ctx_win, x70))))/flops_attn + x1*(2*n_attn*x0 + 2*b*q_lm*x22 + x0*(2*n_ff*x23 + 2*x54) + x0*(f_idx*n_layers*x55*(xi_idx*x8 - xi_idx + 1) + w_idx*(2*x8 - 2)) + x76*numpy.where(x75, x56, 0))/flops), x32*(n_experts*x31*(1 - (1 - x23)**x24)*(d_ff*x25 + d_ff*x27*x29 + d_model*x18*x29/x27) + p_emb*x22) + x32*(w_idx*p*x7 + n_sh*x30*x42*(d_ff_shared*x25 + d_ff_shared*x38*x39 + x41/x38) + x35*x6*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x34 + x33) + x42*(d_model*x39*x49 + p*x44*x47 + x25*x43 + x25*x44 + x39*x43*x51 + x39*x44*x53 + x41/x51 + x44*x52/x49 + x47*x52/x53))), numpy.inf)
 
 
-def limit_torus_1d_moe_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_1d_moe_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_gpu/(n_pp*sigma_attn)
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, x0) + p*(n_ff + w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))))), 1, 0)
 
 
-def limit_torus_1d_moe_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_1d_moe_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = b*q_len
     x1 = d_model*p_act/(n_gpu*bw_ar_inter)
     x2 = n_pp**(-1.0)
@@ -6040,11 +6725,11 @@ def limit_torus_1d_moe_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_a
     return 4*n_layers*t_kernel + n_layers*numpy.where(numpy.where(x4, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x6, 1), numpy.less_equal(x5, 1), numpy.less_equal(x5/x6, 1)), 1, x5*numpy.where(numpy.less_equal(x6, 1), 1, x6**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x5, 1), 1, x5), 1)), 0, x1*x3*(numpy.maximum(1, x5/numpy.maximum(1, numpy.where(x4, x6, 1))) - 1)) + (1/4)*x0*x1*(n_pp - 1)
 
 
-def limit_torus_1d_moe_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_1d_moe_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return 0
 
 
-def limit_torus_1d_moe_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_1d_moe_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = b*q_len
     x1 = n_gpu**(-1.0)
     x2 = bw_ar_inter**(-1.0)
@@ -6060,11 +6745,11 @@ def limit_torus_1d_moe_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len,
     x12 = numpy.minimum(n_experts, x6)
     x13 = numpy.where(x11, x12, 1)
     x14 = numpy.where(x11, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x6)), n_active, numpy.where(numpy.less_equal(n_experts, x6), n_experts, x6)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
-    x15 = (1 - x4)*(numpy.minimum(n_active, x13) - 1)
-    return n_layers*x10 + n_layers*numpy.where(numpy.where(x11, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x12, 1), numpy.less_equal(x6, 1), numpy.less_equal(x6/x12, 1)), 1, x6*numpy.where(numpy.less_equal(x12, 1), 1, x12**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x6, 1), 1, x6), 1)), 0, x9*(numpy.maximum(1, x6/numpy.maximum(1, x13)) - 1)) + n_layers*numpy.where(numpy.where(x11, numpy.greater(x12, 1), False), x10 + numpy.where(x14, 0, x15*x9) + numpy.where(x14, 0, d_model*p_disp*x1*x15*x2*x8), 0) + (1/4)*x0*x3*(n_pp - 1)
+    x15 = (1 - x4)*numpy.minimum(n_active, x13)
+    return n_layers*x10 + n_layers*numpy.where(numpy.where(x11, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x12, 1), numpy.less_equal(x6, 1), numpy.less_equal(x6/x12, 1)), 1, x6*numpy.where(numpy.less_equal(x12, 1), 1, x12**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x6, 1), 1, x6), 1)), 0, x9*(numpy.maximum(1, x6/numpy.maximum(1, x13)) - 1)) + n_layers*numpy.where(numpy.where(x11, numpy.greater(x12, 1), False), x10 + numpy.where(numpy.greater(sigma_attn, 1), numpy.where(x14, 0, x15*x9) + numpy.where(x14, 0, d_model*p_disp*x1*x15*x2*x8), 0), 0) + (1/4)*x0*x3*(n_pp - 1)
 
 
-def limit_torus_1d_moe_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_1d_moe_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = b*q_len
     x1 = n_gpu**(-1.0)
     x2 = d_model*p_act*x1/bw_ar_inter
@@ -6078,45 +6763,60 @@ def limit_torus_1d_moe_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx
     x10 = numpy.maximum(1, x9)
     x11 = n_layers*numpy.where(numpy.where(x6, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x8, 1), numpy.less_equal(x7, 1), numpy.less_equal(x7/x8, 1)), 1, x7*numpy.where(numpy.less_equal(x8, 1), 1, x8**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x7, 1), 1, x7), 1)), 0, b*x2*x3*(x10 - 1)) + (1/4)*x0*x2*(n_pp - 1)
     x12 = d_model*vocab
-    x13 = s**(-1.0)
-    x14 = n_ff_in + n_ff_out
-    x15 = n_sh*x14
-    x16 = d_model*d_ff_shared*n_layers*x15
-    x17 = x7/sigma_attn
-    x18 = ctx + x3 - 1/2
-    x19 = 2*n_q
-    x20 = 2*d_rope
-    x21 = n_q*q_len
-    x22 = ctx + q_len - 1
-    x23 = ctx**2 - ctx
-    x24 = (1/2)/q_len
-    x25 = r_cmp**(-1.0)
-    x26 = x21*(4*c_kv + x20)*(x25*numpy.where(numpy.greater_equal(k_top, x22), x18, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x24*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x23))) + numpy.where(numpy.greater_equal(ctx_win, x22), x18, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x24*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x23))))
-    x27 = kv_win*numpy.minimum(ctx, ctx_win)
-    x28 = d_head*n_q
-    x29 = d_model*p
-    x30 = c_kv + c_q
-    x31 = x0*x4
-    x32 = p_act*x31
-    x33 = d_head*(n_q + x19/g)
-    x34 = numpy.maximum(1, numpy.minimum(x9, numpy.sqrt(d_model)*numpy.sqrt(x10)/numpy.sqrt(d_ff)))
-    x35 = x13*x32
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(st_cmp + ctx*(kv_idx + kv_bytes) + x27) + p*(n_attn + n_ff + w_idx*(x7 - 1) + x16))), 4*n_layers*t_kernel + x11*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x11, x1*(2*n_attn*x0 + 2*b*q_lm*x12 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x26, ctx*c_kv*x19*(d_head + d_nope) + x18*x21*(2*d_head + 2*d_nope + x20)), x26) + q_len*(f_idx*n_layers*x18*(xi_idx*x17 - xi_idx + 1) + w_idx*(2*x17 - 2))) + x0*(2*n_ff*x13 + 2*x16))/flops), n_pp*x1*(w_idx*p*x7 + n_layers*(n_experts*x14*(1 - (1 - x13)**x31)*(d_ff*x29 + d_ff*x34*x35 + d_model*x10*x35/x34) + p*x30*x33 + x15*(d_ff_shared*x29 + x32*(d_model + d_ff_shared)) + x28*x29 + x29*x30 + x32*(d_model + x28) + x32*(d_model + x30) + x32*(x30 + x33)) + p_emb*x12 + x5*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x25 + x27))/hbm_bw), numpy.inf)
+    x13 = kv_win*numpy.minimum(ctx, ctx_win)
+    x14 = r_cmp**(-1.0)
+    x15 = d_head*n_q
+    x16 = d_model*p
+    x17 = c_kv + c_q
+    x18 = q_len*x5
+    x19 = p_act*x18
+    x20 = 2*n_q
+    x21 = d_head*(n_q + x20/g)
+    x22 = n_ff_in + n_ff_out
+    x23 = n_sh*x22
+    x24 = s**(-1.0)
+    x25 = numpy.maximum(1, numpy.minimum(x9, numpy.sqrt(d_model)*numpy.sqrt(x10)/numpy.sqrt(d_ff)))
+    x26 = x19*x24
+    x27 = d_model*d_ff_shared*n_layers*x23
+    x28 = x7/sigma_attn
+    x29 = ctx + x3 - 1/2
+    x30 = ctx*c_kv*x20*(d_head + d_nope)
+    x31 = ctx + q_len - 1
+    x32 = numpy.greater_equal(ctx_win, x31)
+    x33 = numpy.greater_equal(k_top, x31)
+    x34 = numpy.greater(xi_mha, 0)
+    x35 = x14*x29
+    x36 = 2*d_rope
+    x37 = n_q*q_len
+    x38 = x37*(4*c_kv + x36)
+    x39 = x29*x37*(2*d_head + 2*d_nope + x36)
+    x40 = x30 + x39
+    x41 = numpy.greater_equal(ctx, ctx_win)
+    x42 = ctx**2 - ctx
+    x43 = (1/2)/q_len
+    x44 = x43*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x42)
+    x45 = numpy.greater_equal(ctx, k_top)
+    x46 = k_top*x14
+    x47 = x43*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x42)
+    x48 = x14*x47
+    x49 = numpy.where(numpy.logical_and(x32, x33), numpy.logical_and(x34, numpy.greater(x38*(x29 + x35), x40)), numpy.where(numpy.logical_and(x33, x41), numpy.logical_and(x34, numpy.greater(x38*(ctx_win + x35), x40)), numpy.where(x33, numpy.logical_and(x34, numpy.less(x40, x38*(x35 + x44))), numpy.where(numpy.logical_and(x32, x45), numpy.logical_and(x34, numpy.greater(x38*(x29 + x46), x40)), numpy.where(numpy.logical_and(x41, x45), numpy.logical_and(x34, numpy.greater(x38*(ctx_win + x46), x40)), numpy.where(x45, numpy.logical_and(x34, numpy.less(x40, x38*(x44 + x46))), numpy.where(x32, numpy.logical_and(x34, numpy.less(x40, x38*(x29 + x48))), numpy.where(x41, numpy.logical_and(x34, numpy.less(x40, x38*(ctx_win + x48))), numpy.logical_and(x34, numpy.less(x40, x38*(x44 + x48)))))))))))
+    x50 = b*n_layers
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(st_cmp + ctx*(kv_idx + kv_bytes) + x13) + p*(n_attn + n_ff + w_idx*(x7 - 1) + x27))), 4*n_layers*t_kernel + x11*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x11, x1*x50*numpy.where(x49, x39, x38*(x14*numpy.where(x33, x29, numpy.where(x45, k_top, x47)) + numpy.where(x32, x29, numpy.where(x41, ctx_win, x44))))/flops_attn + x1*(2*n_attn*x0 + 2*b*q_lm*x12 + x0*(2*n_ff*x24 + 2*x27) + x0*(f_idx*n_layers*x29*(xi_idx*x28 - xi_idx + 1) + w_idx*(2*x28 - 2)) + x50*numpy.where(x49, x30, 0))/flops), n_pp*x1*(w_idx*p*x7 + n_layers*(n_experts*x22*(1 - (1 - x24)**x18)*(d_ff*x16 + d_ff*x25*x26 + d_model*x10*x26/x25) + p*x17*x21 + x15*x16 + x16*x17 + x19*(d_model + x15) + x19*(d_model + x17) + x19*(x17 + x21) + x23*(d_ff_shared*x16 + x19*(d_model + d_ff_shared))) + p_emb*x12 + x5*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x14 + x13))/hbm_bw), numpy.inf)
 
 
-def limit_torus_1d_moe_mla__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_1d_moe_mla__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def limit_torus_1d_moe_mla__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_1d_moe_mla__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return 0
 
 
-def limit_torus_1d_moe_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_1d_moe_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def limit_torus_1d_moe_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_1d_moe_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
     x2 = b*x0
@@ -6135,11 +6835,11 @@ def limit_torus_1d_moe_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx,
     return n_pp*(w_idx*p*x1 + d_model*vocab*p_emb + n_layers*(n_experts*x9*(1 - (1 - x10)**x6)*(d_ff*x13*x14 + d_ff*x4 + d_model*x12*x14/x13) + n_sh*x9*(d_ff_shared*x4 + x7*(d_model + d_ff_shared)) + p*x5*x8 + x3*x4 + x4*x5 + x7*(d_model + x3) + x7*(d_model + x5) + x7*(x5 + x8)) + x2*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp))/(hbm_bw*n_gpu)
 
 
-def limit_torus_1d_moe_mla__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_1d_moe_mla__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes)) + p*(n_attn + n_ff + w_idx*(n_gpu/n_pp - 1) + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
-def limit_torus_1d_moe_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_1d_moe_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = b*q_len
     x1 = n_gpu**(-1.0)
     x2 = bw_ar_inter**(-1.0)
@@ -6162,7 +6862,7 @@ def limit_torus_1d_moe_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_a
     x19 = x18 - 1
     x20 = numpy.where(numpy.less_equal(x18, 1), 0, x16*x19)
     x21 = numpy.where(x9, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x10)), n_active, numpy.where(numpy.less_equal(n_experts, x10), n_experts, x10)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
-    x22 = (1 - x17)*(numpy.minimum(n_active, x12) - 1)
+    x22 = (1 - x17)*numpy.minimum(n_active, x12)
     x23 = d_model*vocab
     x24 = p_emb*x23
     x25 = n_ff_in + n_ff_out
@@ -6203,19 +6903,34 @@ def limit_torus_1d_moe_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_a
     x60 = p*x49*x59 + x28*x49 + x28*x58
     x61 = d_model*d_ff_shared*n_layers*x48
     x62 = ctx + x6 - 1/2
-    x63 = 2*d_rope
-    x64 = n_q*q_len
-    x65 = ctx + q_len - 1
-    x66 = ctx**2 - ctx
-    x67 = (1/2)/q_len
-    x68 = x64*(4*c_kv + x63)*(x38*numpy.where(numpy.greater_equal(k_top, x65), x62, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x67*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x66))) + numpy.where(numpy.greater_equal(ctx_win, x65), x62, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x67*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x66))))
-    x69 = n_unembed*p_emb
-    x70 = b*(st_cmp + ctx*(kv_idx + kv_bytes) + x37)
-    x71 = n_attn + x61
-    return 4*n_layers*t_kernel, n_layers*numpy.where(numpy.where(x9, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x11, 1), numpy.less_equal(x10, 1), numpy.less_equal(x10/x11, 1)), 1, x10*numpy.where(numpy.less_equal(x11, 1), 1, x11**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x10, 1), 1, x10), 1)), 0, x16*(x14 - 1)) + x5, n_layers*x20 + n_layers*numpy.where(numpy.where(x9, numpy.greater(x11, 1), False), x20 + numpy.where(x21, 0, x16*x22) + numpy.where(x21, 0, d_model*p_disp*x1*x15*x2*x22), 0), x34*(n_layers*x33 + x24) + x34*(x35 + x36*x39 + x47*x48*(d_ff_shared*x43*x44 + x40 + x46/x43) + x47*(d_model*x44*x51 + x44*x49*x55 + x44*x56*x58 + x46/x56 + x49*x57/x51 + x60 + x57*x59/x55)), x1*(2*n_attn*x0 + 2*b*q_lm*x23 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x68, ctx*c_kv*x53*(d_head + d_nope) + x62*x64*(2*d_head + 2*d_nope + x63)), x68) + q_len*(f_idx*n_layers*x62*(xi_idx*x18 - xi_idx + 1) + w_idx*(2*x18 - 2))) + x0*(2*n_ff*x26 + 2*x61))/flops, p*(n_ff + w_idx*sigma_attn*x19 + sigma_attn*x71) + x36*x70 + x69, x5, x34*(n_layers*(x31*(d_model + x49) + x31*(d_model + x58) + x31*(x49 + x59) + x33 + x48*(x31*(d_model + d_ff_shared) + x40) + x60) + x24 + x35 + x39), p*(n_ff + w_idx*(x10 - 1) + x71) + x69 + x70
+    x63 = ctx*c_kv*x53*(d_head + d_nope)
+    x64 = ctx + q_len - 1
+    x65 = numpy.greater_equal(ctx_win, x64)
+    x66 = numpy.greater_equal(k_top, x64)
+    x67 = numpy.greater(xi_mha, 0)
+    x68 = x38*x62
+    x69 = 2*d_rope
+    x70 = n_q*q_len
+    x71 = x70*(4*c_kv + x69)
+    x72 = x62*x70*(2*d_head + 2*d_nope + x69)
+    x73 = x63 + x72
+    x74 = numpy.greater_equal(ctx, ctx_win)
+    x75 = ctx**2 - ctx
+    x76 = (1/2)/q_len
+    x77 = x76*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x75)
+    x78 = numpy.greater_equal(ctx, k_top)
+    x79 = k_top*x38
+    x80 = x76*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x75)
+    x81 = x38*x80
+    x82 = numpy.where(numpy.logical_and(x65, x66), numpy.logical_and(x67, numpy.greater(x71*(x62 + x68), x73)), numpy.where(numpy.logical_and(x66, x74), numpy.logical_and(x67, numpy.greater(x71*(ctx_win + x68), x73)), numpy.where(x66, numpy.logical_and(x67, numpy.less(x73, x71*(x68 + x77))), numpy.where(numpy.logical_and(x65, x78), numpy.logical_and(x67, numpy.greater(x71*(x62 + x79), x73)), numpy.where(numpy.logical_and(x74, x78), numpy.logical_and(x67, numpy.greater(x71*(ctx_win + x79), x73)), numpy.where(x78, numpy.logical_and(x67, numpy.less(x73, x71*(x77 + x79))), numpy.where(x65, numpy.logical_and(x67, numpy.less(x73, x71*(x62 + x81))), numpy.where(x74, numpy.logical_and(x67, numpy.less(x73, x71*(ctx_win + x81))), numpy.logical_and(x67, numpy.less(x73, x71*(x77 + x81)))))))))))
+    x83 = b*n_layers
+    x84 = n_unembed*p_emb
+    x85 = b*(st_cmp + ctx*(kv_idx + kv_bytes) + x37)
+    x86 = n_attn + x61
+    return 4*n_layers*t_kernel, n_layers*numpy.where(numpy.where(x9, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x11, 1), numpy.less_equal(x10, 1), numpy.less_equal(x10/x11, 1)), 1, x10*numpy.where(numpy.less_equal(x11, 1), 1, x11**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x10, 1), 1, x10), 1)), 0, x16*(x14 - 1)) + x5, n_layers*x20 + n_layers*numpy.where(numpy.where(x9, numpy.greater(x11, 1), False), x20 + numpy.where(numpy.greater(sigma_attn, 1), numpy.where(x21, 0, x16*x22) + numpy.where(x21, 0, d_model*p_disp*x1*x15*x2*x22), 0), 0), x34*(n_layers*x33 + x24) + x34*(x35 + x36*x39 + x47*x48*(d_ff_shared*x43*x44 + x40 + x46/x43) + x47*(d_model*x44*x51 + x44*x49*x55 + x44*x56*x58 + x46/x56 + x49*x57/x51 + x60 + x57*x59/x55)), x1*x83*numpy.where(x82, x72, x71*(x38*numpy.where(x66, x62, numpy.where(x78, k_top, x80)) + numpy.where(x65, x62, numpy.where(x74, ctx_win, x77))))/flops_attn + x1*(2*n_attn*x0 + 2*b*q_lm*x23 + x0*(2*n_ff*x26 + 2*x61) + x0*(f_idx*n_layers*x62*(xi_idx*x18 - xi_idx + 1) + w_idx*(2*x18 - 2)) + x83*numpy.where(x82, x63, 0))/flops, p*(n_ff + w_idx*sigma_attn*x19 + sigma_attn*x86) + x36*x85 + x84, x5, x34*(n_layers*(x31*(d_model + x49) + x31*(d_model + x58) + x31*(x49 + x59) + x33 + x48*(x31*(d_model + d_ff_shared) + x40) + x60) + x24 + x35 + x39), p*(n_ff + w_idx*(x10 - 1) + x86) + x84 + x85
 
 
-def limit_torus_1d_moe_mla__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_1d_moe_mla__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = 4*n_layers*t_kernel
     x1 = 1 - omega_net
     x2 = b*q_len
@@ -6239,92 +6954,107 @@ def limit_torus_1d_moe_mla__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_
     x20 = x19*x6
     x21 = n_layers*numpy.where(numpy.where(x11, numpy.less_equal(x14, 1), numpy.less_equal(x15, 1)), 0, x20*(x18 - 1)) + x7
     x22 = d_model*vocab
-    x23 = s**(-1.0)
-    x24 = n_ff_in + n_ff_out
-    x25 = d_ff_shared*n_sh
-    x26 = d_model*n_layers*x24*x25
-    x27 = sigma_attn**(-1.0)
-    x28 = x12*x27
-    x29 = ctx + x8 - 1/2
-    x30 = 2*n_q
-    x31 = 2*d_rope
-    x32 = n_q*q_len
-    x33 = ctx + q_len - 1
-    x34 = ctx**2 - ctx
-    x35 = (1/2)/q_len
-    x36 = r_cmp**(-1.0)
-    x37 = x32*(4*c_kv + x31)*(x36*numpy.where(numpy.greater_equal(k_top, x33), x29, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x35*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x34))) + numpy.where(numpy.greater_equal(ctx_win, x33), x29, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x35*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x34))))
-    x38 = x3*(2*n_attn*x2 + 2*b*q_lm*x22 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x37, ctx*c_kv*x30*(d_head + d_nope) + x29*x32*(2*d_head + 2*d_nope + x31)), x37) + q_len*(f_idx*n_layers*x29*(xi_idx*x28 - xi_idx + 1) + w_idx*(2*x28 - 2))) + x2*(2*n_ff*x23 + 2*x26))/flops
-    x39 = p_emb*x22
-    x40 = w_idx*p*x12
-    x41 = kv_win*numpy.minimum(ctx, ctx_win)
-    x42 = x10*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x36 + x41)
-    x43 = d_model*p
-    x44 = d_ff_shared*x43
-    x45 = x2*x9
-    x46 = p_act*x45
-    x47 = n_sh*x24
-    x48 = numpy.sqrt(d_model)
-    x49 = numpy.sqrt(x18)
-    x50 = numpy.maximum(1, numpy.minimum(x17, x48*x49/numpy.sqrt(d_ff)))
-    x51 = x23*x46
-    x52 = n_experts*x24*(1 - (1 - x23)**x45)*(d_ff*x43 + d_ff*x50*x51 + d_model*x18*x51/x50)
-    x53 = d_head*n_q
-    x54 = c_kv + c_q
-    x55 = n_q + x30/g
-    x56 = d_head*x55
-    x57 = p*x54*x56 + x43*x53 + x43*x54
-    x58 = n_pp*x3/hbm_bw
-    x59 = x58*(n_layers*(x46*(d_model + x53) + x46*(d_model + x54) + x46*(x54 + x56) + x47*(x44 + x46*(d_model + d_ff_shared)) + x52 + x57) + x39 + x40 + x42)
-    x60 = numpy.greater_equal(n_gpu, n_pp)
-    x61 = numpy.less_equal(n_pp, b)
-    x62 = hbm_cap*n_gpu
-    x63 = n_unembed*p_emb
-    x64 = b*(st_cmp + ctx*(kv_idx + kv_bytes) + x41)
-    x65 = n_attn + x26
-    x66 = numpy.logical_and(numpy.logical_and(x60, x61), numpy.greater_equal(x62, p*(n_ff + w_idx*(x12 - 1) + x65) + x63 + x64))
-    x67 = x28 - 1
-    x68 = numpy.where(numpy.less_equal(x28, 1), 0, x20*x67)
-    x69 = numpy.where(x11, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x12)), n_active, numpy.where(numpy.less_equal(n_experts, x12), n_experts, x12)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
-    x70 = (1 - x27)*(numpy.minimum(n_active, x16) - 1)
-    x71 = x19*x4
-    x72 = x3*x71
-    x73 = numpy.where(x69, 0, x20*x70) + numpy.where(x69, 0, d_model*p_disp*x70*x72)
-    x74 = numpy.where(x11, numpy.greater(x13, 1), False)
-    x75 = n_layers*x68 + n_layers*numpy.where(x74, x68 + x73, 0) + x21
-    x76 = numpy.maximum(1, x28)
-    x77 = numpy.sqrt(n_gpu)
-    x78 = 1/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x79 = x77*x78
-    x80 = x48*x79
-    x81 = numpy.minimum(x28, numpy.maximum(1, x80/numpy.sqrt(d_ff_shared)))
-    x82 = x27*x46
-    x83 = n_gpu*x2/(n_pp**2*sigma_attn**2)
-    x84 = x5*x83
-    x85 = sigma_attn*n_layers
-    x86 = numpy.sqrt(x54)
-    x87 = numpy.minimum(x28, numpy.maximum(1, x79*x86/x48))
-    x88 = numpy.sqrt(d_head)
-    x89 = numpy.minimum(x28, numpy.maximum(1, numpy.sqrt(x55)*x79*x88/x86))
-    x90 = numpy.minimum(x28, numpy.maximum(1, x80/(numpy.sqrt(n_q)*x88)))
-    x91 = p_act*x83
-    x92 = x58*(n_layers*x52 + x39) + x58*(x40 + x42*x76 + x47*x85*(d_ff_shared*x81*x82 + x44 + x84/x81) + x85*(d_model*x82*x87 + x53*x82*x90 + x54*x82*x89 + x54*x91/x87 + x56*x91/x89 + x57 + x84/x90))
-    x93 = numpy.logical_and(numpy.logical_and(x60, x61), numpy.greater_equal(x62, p*(n_ff + w_idx*sigma_attn*x67 + sigma_attn*x65) + x63 + x64*x76))
-    x94 = numpy.where(x11, numpy.less_equal(numpy.sqrt(x14), 1), numpy.less_equal(numpy.sqrt(x15), 1))
-    x95 = x49 - 1
-    x96 = p_act*x72
-    x97 = n_layers*(numpy.where(x94, 0, n_ff_out*x20*x95) + numpy.where(x94, 0, n_ff_in*x95*x96*(d_ff*n_active + x25))) + x7
-    x98 = numpy.less_equal(x79, 1)
-    x99 = x79 - 1
-    x100 = n_layers*(numpy.where(x98, 0, x20*x99) + numpy.where(x98, 0, x56*x96*x99)) + n_layers*numpy.where(x74, x73 + numpy.where(x98, 0, x5*x71*x78*x99/x77), 0) + x97
-    return numpy.where(x66, x0 + x1*x21 + numpy.maximum(numpy.maximum(x38, x59), omega_net*x21), numpy.inf), numpy.where(x93, x0 + x1*x75 + numpy.maximum(numpy.maximum(x38, x92), omega_net*x75), numpy.inf), numpy.where(x66, x0 + x1*x97 + numpy.maximum(numpy.maximum(x38, x59), omega_net*x97), numpy.inf), numpy.where(x93, x0 + x1*x100 + numpy.maximum(numpy.maximum(x38, x92), omega_net*x100), numpy.inf)
+    x23 = p_emb*x22
+    x24 = w_idx*p*x12
+    x25 = kv_win*numpy.minimum(ctx, ctx_win)
+    x26 = r_cmp**(-1.0)
+    x27 = x10*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x26 + x25)
+    x28 = d_model*p
+    x29 = d_ff_shared*x28
+    x30 = q_len*x10
+    x31 = p_act*x30
+    x32 = n_ff_in + n_ff_out
+    x33 = n_sh*x32
+    x34 = s**(-1.0)
+    x35 = numpy.sqrt(d_model)
+    x36 = numpy.sqrt(x18)
+    x37 = numpy.maximum(1, numpy.minimum(x17, x35*x36/numpy.sqrt(d_ff)))
+    x38 = x31*x34
+    x39 = n_experts*x32*(1 - (1 - x34)**x30)*(d_ff*x28 + d_ff*x37*x38 + d_model*x18*x38/x37)
+    x40 = d_head*n_q
+    x41 = c_kv + c_q
+    x42 = 2*n_q
+    x43 = n_q + x42/g
+    x44 = d_head*x43
+    x45 = p*x41*x44 + x28*x40 + x28*x41
+    x46 = n_pp*x3/hbm_bw
+    x47 = x46*(n_layers*(x31*(d_model + x40) + x31*(d_model + x41) + x31*(x41 + x44) + x33*(x29 + x31*(d_model + d_ff_shared)) + x39 + x45) + x23 + x24 + x27)
+    x48 = d_ff_shared*n_sh
+    x49 = d_model*n_layers*x32*x48
+    x50 = sigma_attn**(-1.0)
+    x51 = x12*x50
+    x52 = ctx + x8 - 1/2
+    x53 = ctx*c_kv*x42*(d_head + d_nope)
+    x54 = ctx + q_len - 1
+    x55 = numpy.greater_equal(ctx_win, x54)
+    x56 = numpy.greater_equal(k_top, x54)
+    x57 = numpy.greater(xi_mha, 0)
+    x58 = x26*x52
+    x59 = 2*d_rope
+    x60 = n_q*q_len
+    x61 = x60*(4*c_kv + x59)
+    x62 = x52*x60*(2*d_head + 2*d_nope + x59)
+    x63 = x53 + x62
+    x64 = numpy.greater_equal(ctx, ctx_win)
+    x65 = ctx**2 - ctx
+    x66 = (1/2)/q_len
+    x67 = x66*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x65)
+    x68 = numpy.greater_equal(ctx, k_top)
+    x69 = k_top*x26
+    x70 = x66*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x65)
+    x71 = x26*x70
+    x72 = numpy.where(numpy.logical_and(x55, x56), numpy.logical_and(x57, numpy.greater(x61*(x52 + x58), x63)), numpy.where(numpy.logical_and(x56, x64), numpy.logical_and(x57, numpy.greater(x61*(ctx_win + x58), x63)), numpy.where(x56, numpy.logical_and(x57, numpy.less(x63, x61*(x58 + x67))), numpy.where(numpy.logical_and(x55, x68), numpy.logical_and(x57, numpy.greater(x61*(x52 + x69), x63)), numpy.where(numpy.logical_and(x64, x68), numpy.logical_and(x57, numpy.greater(x61*(ctx_win + x69), x63)), numpy.where(x68, numpy.logical_and(x57, numpy.less(x63, x61*(x67 + x69))), numpy.where(x55, numpy.logical_and(x57, numpy.less(x63, x61*(x52 + x71))), numpy.where(x64, numpy.logical_and(x57, numpy.less(x63, x61*(ctx_win + x71))), numpy.logical_and(x57, numpy.less(x63, x61*(x67 + x71)))))))))))
+    x73 = b*n_layers
+    x74 = x3*x73*numpy.where(x72, x62, x61*(x26*numpy.where(x56, x52, numpy.where(x68, k_top, x70)) + numpy.where(x55, x52, numpy.where(x64, ctx_win, x67))))/flops_attn + x3*(2*n_attn*x2 + 2*b*q_lm*x22 + x2*(2*n_ff*x34 + 2*x49) + x2*(f_idx*n_layers*x52*(xi_idx*x51 - xi_idx + 1) + w_idx*(2*x51 - 2)) + x73*numpy.where(x72, x53, 0))/flops
+    x75 = numpy.greater_equal(n_gpu, n_pp)
+    x76 = numpy.less_equal(n_pp, b)
+    x77 = hbm_cap*n_gpu
+    x78 = n_unembed*p_emb
+    x79 = b*(st_cmp + ctx*(kv_idx + kv_bytes) + x25)
+    x80 = n_attn + x49
+    x81 = numpy.logical_and(numpy.logical_and(x75, x76), numpy.greater_equal(x77, p*(n_ff + w_idx*(x12 - 1) + x80) + x78 + x79))
+    x82 = x51 - 1
+    x83 = numpy.where(numpy.less_equal(x51, 1), 0, x20*x82)
+    x84 = numpy.where(x11, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x12)), n_active, numpy.where(numpy.less_equal(n_experts, x12), n_experts, x12)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
+    x85 = (1 - x50)*numpy.minimum(n_active, x16)
+    x86 = x19*x4
+    x87 = x3*x86
+    x88 = numpy.where(numpy.greater(sigma_attn, 1), numpy.where(x84, 0, x20*x85) + numpy.where(x84, 0, d_model*p_disp*x85*x87), 0)
+    x89 = numpy.where(x11, numpy.greater(x13, 1), False)
+    x90 = n_layers*x83 + n_layers*numpy.where(x89, x83 + x88, 0) + x21
+    x91 = numpy.maximum(1, x51)
+    x92 = numpy.sqrt(n_gpu)
+    x93 = 1/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x94 = x92*x93
+    x95 = x35*x94
+    x96 = numpy.minimum(x51, numpy.maximum(1, x95/numpy.sqrt(d_ff_shared)))
+    x97 = x31*x50
+    x98 = n_gpu*x2/(n_pp**2*sigma_attn**2)
+    x99 = x5*x98
+    x100 = sigma_attn*n_layers
+    x101 = numpy.sqrt(x41)
+    x102 = numpy.minimum(x51, numpy.maximum(1, x101*x94/x35))
+    x103 = numpy.sqrt(d_head)
+    x104 = numpy.minimum(x51, numpy.maximum(1, x103*numpy.sqrt(x43)*x94/x101))
+    x105 = numpy.minimum(x51, numpy.maximum(1, x95/(numpy.sqrt(n_q)*x103)))
+    x106 = p_act*x98
+    x107 = x46*(n_layers*x39 + x23) + x46*(x100*x33*(d_ff_shared*x96*x97 + x29 + x99/x96) + x100*(d_model*x102*x97 + x104*x41*x97 + x105*x40*x97 + x45 + x99/x105 + x106*x44/x104 + x106*x41/x102) + x24 + x27*x91)
+    x108 = numpy.logical_and(numpy.logical_and(x75, x76), numpy.greater_equal(x77, p*(n_ff + w_idx*sigma_attn*x82 + sigma_attn*x80) + x78 + x79*x91))
+    x109 = numpy.where(x11, numpy.less_equal(numpy.sqrt(x14), 1), numpy.less_equal(numpy.sqrt(x15), 1))
+    x110 = x36 - 1
+    x111 = p_act*x87
+    x112 = n_layers*(numpy.where(x109, 0, n_ff_out*x110*x20) + numpy.where(x109, 0, n_ff_in*x110*x111*(d_ff*n_active + x48))) + x7
+    x113 = numpy.less_equal(x94, 1)
+    x114 = x94 - 1
+    x115 = n_layers*(numpy.where(x113, 0, x114*x20) + numpy.where(x113, 0, x111*x114*x44)) + n_layers*numpy.where(x89, x88 + numpy.where(x113, 0, x114*x5*x86*x93/x92), 0) + x112
+    return numpy.where(x81, x0 + x1*x21 + numpy.maximum(numpy.maximum(x47, x74), omega_net*x21), numpy.inf), numpy.where(x108, x0 + x1*x90 + numpy.maximum(numpy.maximum(x107, x74), omega_net*x90), numpy.inf), numpy.where(x81, x0 + x1*x112 + numpy.maximum(numpy.maximum(x47, x74), omega_net*x112), numpy.inf), numpy.where(x108, x0 + x1*x115 + numpy.maximum(numpy.maximum(x107, x74), omega_net*x115), numpy.inf)
 
 
-def limit_torus_2d_moe_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_2d_moe_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return 4*n_layers*t_kernel
 
 
-def limit_torus_2d_moe_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_2d_moe_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = numpy.sqrt(n_gpu)
     x1 = 1/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
     x2 = x0*x1
@@ -6340,11 +7070,11 @@ def limit_torus_2d_moe_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len,
     x12 = n_gpu*x10
     x13 = numpy.where(x11, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x12)), n_active, numpy.where(numpy.less_equal(n_experts, x12), n_experts, x12)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
     x14 = numpy.minimum(n_experts, x12)
-    x15 = x7*(1 - 1/sigma_attn)*(numpy.minimum(n_active, numpy.where(x11, x14, 1)) - 1)
-    return n_layers*(numpy.where(x3, 0, x7*x8) + numpy.where(x3, 0, d_head*x4*x9*(n_q + 2*n_q/g))) + n_layers*numpy.where(numpy.where(x11, numpy.greater(x14, 1), False), numpy.where(x13, 0, p_act*x15) + numpy.where(x13, 0, p_disp*x15) + numpy.where(x3, 0, d_model*x1*x9/x0), 0)
+    x15 = x7*(1 - 1/sigma_attn)*numpy.minimum(n_active, numpy.where(x11, x14, 1))
+    return n_layers*(numpy.where(x3, 0, x7*x8) + numpy.where(x3, 0, d_head*x4*x9*(n_q + 2*n_q/g))) + n_layers*numpy.where(numpy.where(x11, numpy.greater(x14, 1), False), numpy.where(x3, 0, d_model*x1*x9/x0) + numpy.where(numpy.greater(sigma_attn, 1), numpy.where(x13, 0, p_act*x15) + numpy.where(x13, 0, p_disp*x15), 0), 0)
 
 
-def limit_torus_2d_moe_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_2d_moe_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = b*q_len
     x1 = p_act/(n_gpu*bw_ar_inter)
     x2 = d_model*x1
@@ -6358,7 +7088,7 @@ def limit_torus_2d_moe_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx,
     return n_layers*(numpy.where(x8, 0, n_ff_out*x2*x9) + numpy.where(x8, 0, n_ff_in*x1*x9*(d_ff*n_active + d_ff_shared*n_sh))) + (1/4)*x0*x2*(n_pp - 1)
 
 
-def limit_torus_2d_moe_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_2d_moe_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
     x2 = sigma_attn**(-1.0)
@@ -6389,7 +7119,7 @@ def limit_torus_2d_moe_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, 
     return n_pp*(w_idx*p*x1 + n_sh*x16*(n_ff_in + n_ff_out)*(d_ff_shared*x12*x9 + d_ff_shared*x5 + x15/x9) + x16*(p*x18*x20 + x11*x13*x22 + x12*x17*x24 + x12*x18*x26 + x15/x24 + x17*x5 + x18*x5 + x18*x25/x22 + x20*x25/x26) + x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, x3))/(hbm_bw*n_gpu)
 
 
-def limit_torus_2d_moe_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_2d_moe_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = s**(-1.0)
     x1 = n_pp**(-1.0)
     x2 = b*q_len*x1
@@ -6401,30 +7131,62 @@ def limit_torus_2d_moe_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, 
     return n_pp*(d_model*vocab*p_emb + n_experts*n_layers*(1 - (1 - x0)**x2)*(n_ff_in + n_ff_out)*(d_ff*d_model*p + d_ff*x6*x7 + d_model*x5*x7/x6))/(hbm_bw*n_gpu)
 
 
-def limit_torus_2d_moe_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
-    return 0
+def limit_torus_2d_moe_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+    x0 = ctx + (1/2)*q_len - 1/2
+    x1 = 2*d_rope
+    x2 = n_q*q_len
+    x3 = x0*x2*(2*d_head + 2*d_nope + x1)
+    x4 = ctx + q_len - 1
+    x5 = numpy.greater_equal(ctx_win, x4)
+    x6 = numpy.greater_equal(k_top, x4)
+    x7 = numpy.greater(xi_mha, 0)
+    x8 = r_cmp**(-1.0)
+    x9 = x0*x8
+    x10 = x2*(4*c_kv + x1)
+    x11 = 2*ctx*c_kv*n_q*(d_head + d_nope) + x3
+    x12 = numpy.greater_equal(ctx, ctx_win)
+    x13 = ctx**2 - ctx
+    x14 = (1/2)/q_len
+    x15 = x14*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x13)
+    x16 = numpy.greater_equal(ctx, k_top)
+    x17 = k_top*x8
+    x18 = x14*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x13)
+    x19 = x18*x8
+    return b*n_layers*numpy.where(numpy.where(numpy.logical_and(x5, x6), numpy.logical_and(x7, numpy.less(x11, x10*(x0 + x9))), numpy.where(numpy.logical_and(x12, x6), numpy.logical_and(x7, numpy.less(x11, x10*(ctx_win + x9))), numpy.where(x6, numpy.logical_and(x7, numpy.less(x11, x10*(x15 + x9))), numpy.where(numpy.logical_and(x16, x5), numpy.logical_and(x7, numpy.less(x11, x10*(x0 + x17))), numpy.where(numpy.logical_and(x12, x16), numpy.logical_and(x7, numpy.less(x11, x10*(ctx_win + x17))), numpy.where(x16, numpy.logical_and(x7, numpy.less(x11, x10*(x15 + x17))), numpy.where(x5, numpy.logical_and(x7, numpy.less(x11, x10*(x0 + x19))), numpy.where(x12, numpy.logical_and(x7, numpy.less(x11, x10*(ctx_win + x19))), numpy.logical_and(x7, numpy.less(x11, x10*(x15 + x19))))))))))), x3, x10*(x8*numpy.where(x6, x0, numpy.where(x16, k_top, x18)) + numpy.where(x5, x0, numpy.where(x12, ctx_win, x15))))/(flops_attn*n_gpu)
 
 
-def limit_torus_2d_moe_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_2d_moe_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = b*q_len
     x1 = 2*d_model
     x2 = n_gpu/(n_pp*sigma_attn)
     x3 = ctx + (1/2)*q_len - 1/2
-    x4 = 2*d_rope
-    x5 = n_q*q_len
-    x6 = ctx + q_len - 1
-    x7 = ctx**2 - ctx
-    x8 = (1/2)/q_len
-    x9 = x5*(4*c_kv + x4)*(numpy.where(numpy.greater_equal(ctx_win, x6), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x8*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x7))) + numpy.where(numpy.greater_equal(k_top, x6), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x8*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x7)))/r_cmp)
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x9, 2*ctx*c_kv*n_q*(d_head + d_nope) + x3*x5*(2*d_head + 2*d_nope + x4)), x9) + q_len*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2))) + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)))/(flops*n_gpu)
+    x4 = 2*ctx*c_kv*n_q*(d_head + d_nope)
+    x5 = ctx + q_len - 1
+    x6 = numpy.greater_equal(ctx_win, x5)
+    x7 = numpy.greater_equal(k_top, x5)
+    x8 = numpy.greater(xi_mha, 0)
+    x9 = r_cmp**(-1.0)
+    x10 = x3*x9
+    x11 = 2*d_rope
+    x12 = n_q*q_len
+    x13 = x12*(4*c_kv + x11)
+    x14 = x12*x3*(2*d_head + 2*d_nope + x11) + x4
+    x15 = numpy.greater_equal(ctx, ctx_win)
+    x16 = ctx**2 - ctx
+    x17 = (1/2)/q_len
+    x18 = x17*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x16)
+    x19 = numpy.greater_equal(ctx, k_top)
+    x20 = k_top*x9
+    x21 = x17*x9*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x16)
+    return (2*n_attn*x0 + b*n_layers*numpy.where(numpy.where(numpy.logical_and(x6, x7), numpy.logical_and(x8, numpy.less(x14, x13*(x10 + x3))), numpy.where(numpy.logical_and(x15, x7), numpy.logical_and(x8, numpy.less(x14, x13*(ctx_win + x10))), numpy.where(x7, numpy.logical_and(x8, numpy.less(x14, x13*(x10 + x18))), numpy.where(numpy.logical_and(x19, x6), numpy.logical_and(x8, numpy.less(x14, x13*(x20 + x3))), numpy.where(numpy.logical_and(x15, x19), numpy.logical_and(x8, numpy.less(x14, x13*(ctx_win + x20))), numpy.where(x19, numpy.logical_and(x8, numpy.less(x14, x13*(x18 + x20))), numpy.where(x6, numpy.logical_and(x8, numpy.less(x14, x13*(x21 + x3))), numpy.where(x15, numpy.logical_and(x8, numpy.less(x14, x13*(ctx_win + x21))), numpy.logical_and(x8, numpy.less(x14, x13*(x18 + x21))))))))))), x4, 0) + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2)))/(flops*n_gpu)
 
 
-def limit_torus_2d_moe_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_2d_moe_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_gpu/(n_pp*sigma_attn)
     return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, x0) + p*(n_ff + w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))
 
 
-def limit_torus_2d_moe_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_2d_moe_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = b*q_len
     x1 = n_gpu**(-1.0)
     x2 = bw_ar_inter**(-1.0)
@@ -6445,11 +7207,11 @@ def limit_torus_2d_moe_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p
     x17 = numpy.where(x13, x15, 1)
     x18 = x8*(numpy.sqrt(numpy.maximum(1, x14/numpy.maximum(1, x17))) - 1)
     x19 = numpy.where(x13, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x14)), n_active, numpy.where(numpy.less_equal(n_experts, x14), n_experts, x14)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
-    x20 = x8*(1 - 1/sigma_attn)*(numpy.minimum(n_active, x17) - 1)
-    return n_layers*(numpy.where(x16, 0, n_ff_out*x18*x3) + numpy.where(x16, 0, n_ff_in*x11*x18*(d_ff*n_active + d_ff_shared*n_sh))) + n_layers*(numpy.where(x7, 0, x3*x9) + numpy.where(x7, 0, d_head*x11*x9*(n_q + 2*n_q/g))) + n_layers*numpy.where(numpy.where(x13, numpy.greater(x15, 1), False), numpy.where(x19, 0, x20*x3) + numpy.where(x19, 0, d_model*p_disp*x10*x20) + numpy.where(x7, 0, d_model*p_act*x2*x5*x9/x4), 0) + (1/4)*x0*x3*(n_pp - 1)
+    x20 = x8*(1 - 1/sigma_attn)*numpy.minimum(n_active, x17)
+    return n_layers*(numpy.where(x16, 0, n_ff_out*x18*x3) + numpy.where(x16, 0, n_ff_in*x11*x18*(d_ff*n_active + d_ff_shared*n_sh))) + n_layers*(numpy.where(x7, 0, x3*x9) + numpy.where(x7, 0, d_head*x11*x9*(n_q + 2*n_q/g))) + n_layers*numpy.where(numpy.where(x13, numpy.greater(x15, 1), False), numpy.where(x7, 0, d_model*p_act*x2*x5*x9/x4) + numpy.where(numpy.greater(sigma_attn, 1), numpy.where(x19, 0, x20*x3) + numpy.where(x19, 0, d_model*p_disp*x10*x20), 0), 0) + (1/4)*x0*x3*(n_pp - 1)
 
 
-def limit_torus_2d_moe_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_2d_moe_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_ff_in + n_ff_out
     x1 = s**(-1.0)
     x2 = n_pp**(-1.0)
@@ -6485,21 +7247,38 @@ def limit_torus_2d_moe_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_
     return x13*(d_model*vocab*p_emb + n_experts*n_layers*x0*(1 - (1 - x1)**x4)*(d_ff*x10*x12 + d_ff*x5 + d_model*x12*x9/x10)) + x13*(w_idx*p*x6 + n_sh*x0*x22*(d_ff_shared*x18*x19 + d_ff_shared*x5 + x21/x18) + x22*(d_model*x19*x28 + p*x24*x26 + x19*x23*x30 + x19*x24*x31 + x20*x24/x28 + x20*x26/x31 + x21/x30 + x23*x5 + x24*x5) + x3*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, x15))
 
 
-def limit_torus_2d_moe_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
-    x0 = b*q_len
-    x1 = 2*d_model
-    x2 = n_gpu/(n_pp*sigma_attn)
-    x3 = ctx + (1/2)*q_len - 1/2
-    x4 = 2*d_rope
-    x5 = n_q*q_len
+def limit_torus_2d_moe_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+    x0 = n_gpu**(-1.0)
+    x1 = b*q_len
+    x2 = 2*d_model
+    x3 = n_gpu/(n_pp*sigma_attn)
+    x4 = ctx + (1/2)*q_len - 1/2
+    x5 = 2*ctx*c_kv*n_q*(d_head + d_nope)
     x6 = ctx + q_len - 1
-    x7 = ctx**2 - ctx
-    x8 = (1/2)/q_len
-    x9 = x5*(4*c_kv + x4)*(numpy.where(numpy.greater_equal(ctx_win, x6), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x8*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x7))) + numpy.where(numpy.greater_equal(k_top, x6), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x8*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x7)))/r_cmp)
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x9, 2*ctx*c_kv*n_q*(d_head + d_nope) + x3*x5*(2*d_head + 2*d_nope + x4)), x9) + q_len*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2))) + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)))/(flops*n_gpu)
+    x7 = numpy.greater_equal(ctx_win, x6)
+    x8 = numpy.greater_equal(k_top, x6)
+    x9 = numpy.greater(xi_mha, 0)
+    x10 = r_cmp**(-1.0)
+    x11 = x10*x4
+    x12 = 2*d_rope
+    x13 = n_q*q_len
+    x14 = x13*(4*c_kv + x12)
+    x15 = x13*x4*(2*d_head + 2*d_nope + x12)
+    x16 = x15 + x5
+    x17 = numpy.greater_equal(ctx, ctx_win)
+    x18 = ctx**2 - ctx
+    x19 = (1/2)/q_len
+    x20 = x19*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x18)
+    x21 = numpy.greater_equal(ctx, k_top)
+    x22 = k_top*x10
+    x23 = x19*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x18)
+    x24 = x10*x23
+    x25 = numpy.where(numpy.logical_and(x7, x8), numpy.logical_and(x9, numpy.greater(x14*(x11 + x4), x16)), numpy.where(numpy.logical_and(x17, x8), numpy.logical_and(x9, numpy.greater(x14*(ctx_win + x11), x16)), numpy.where(x8, numpy.logical_and(x9, numpy.less(x16, x14*(x11 + x20))), numpy.where(numpy.logical_and(x21, x7), numpy.logical_and(x9, numpy.greater(x14*(x22 + x4), x16)), numpy.where(numpy.logical_and(x17, x21), numpy.logical_and(x9, numpy.greater(x14*(ctx_win + x22), x16)), numpy.where(x21, numpy.logical_and(x9, numpy.less(x16, x14*(x20 + x22))), numpy.where(x7, numpy.logical_and(x9, numpy.less(x16, x14*(x24 + x4))), numpy.where(x17, numpy.logical_and(x9, numpy.less(x16, x14*(ctx_win + x24))), numpy.logical_and(x9, numpy.less(x16, x14*(x20 + x24)))))))))))
+    x26 = b*n_layers
+    return x0*x26*numpy.where(x25, x15, x14*(x10*numpy.where(x8, x4, numpy.where(x21, k_top, x23)) + numpy.where(x7, x4, numpy.where(x17, ctx_win, x20))))/flops_attn + x0*(2*n_attn*x1 + b*vocab*q_lm*x2 + x1*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x2*(n_ff_in + n_ff_out)) + x1*(f_idx*n_layers*x4*(xi_idx*x3 - xi_idx + 1) + w_idx*(2*x3 - 2)) + x26*numpy.where(x25, x5, 0))/flops
 
 
-def limit_torus_2d_moe_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_2d_moe_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = b*q_len
     x1 = n_gpu**(-1.0)
     x2 = bw_ar_inter**(-1.0)
@@ -6530,54 +7309,69 @@ def limit_torus_2d_moe_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p
     x27 = d_ff_shared*n_sh
     x28 = numpy.where(x18, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x19)), n_active, numpy.where(numpy.less_equal(n_experts, x19), n_experts, x19)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
     x29 = sigma_attn**(-1.0)
-    x30 = x10*(1 - x29)*(numpy.minimum(n_active, x22) - 1)
-    x31 = n_layers*(numpy.where(x21, 0, n_ff_out*x26*x4) + numpy.where(x21, 0, n_ff_in*x16*x26*(d_ff*n_active + x27))) + n_layers*(numpy.where(x8, 0, x11*x4) + numpy.where(x8, 0, x11*x14*x16)) + n_layers*numpy.where(numpy.where(x18, numpy.greater(x20, 1), False), numpy.where(x28, 0, x30*x4) + numpy.where(x28, 0, d_model*p_disp*x15*x30) + numpy.where(x8, 0, x11*x2*x3*x6/x5), 0) + (1/4)*x0*x4*(n_pp - 1)
+    x30 = x10*(1 - x29)*numpy.minimum(n_active, x22)
+    x31 = n_layers*(numpy.where(x21, 0, n_ff_out*x26*x4) + numpy.where(x21, 0, n_ff_in*x16*x26*(d_ff*n_active + x27))) + n_layers*(numpy.where(x8, 0, x11*x4) + numpy.where(x8, 0, x11*x14*x16)) + n_layers*numpy.where(numpy.where(x18, numpy.greater(x20, 1), False), numpy.where(x8, 0, x11*x2*x3*x6/x5) + numpy.where(numpy.greater(sigma_attn, 1), numpy.where(x28, 0, x30*x4) + numpy.where(x28, 0, d_model*p_disp*x15*x30), 0), 0) + (1/4)*x0*x4*(n_pp - 1)
     x32 = d_model*vocab
     x33 = s**(-1.0)
-    x34 = n_ff_in + n_ff_out
-    x35 = n_layers*x34
-    x36 = d_model*x27*x35
-    x37 = x19*x29
-    x38 = ctx + x9 - 1/2
-    x39 = 2*d_rope
-    x40 = n_q*q_len
-    x41 = ctx + q_len - 1
-    x42 = ctx**2 - ctx
-    x43 = (1/2)/q_len
+    x34 = x0*x17
+    x35 = d_model*p
+    x36 = numpy.sqrt(d_model)
+    x37 = numpy.maximum(1, numpy.minimum(x23, x25*x36/numpy.sqrt(d_ff)))
+    x38 = p_act*x34
+    x39 = x33*x38
+    x40 = n_ff_in + n_ff_out
+    x41 = n_layers*x40
+    x42 = n_pp*x1/hbm_bw
+    x43 = kv_win*numpy.minimum(ctx, ctx_win)
     x44 = r_cmp**(-1.0)
-    x45 = x40*(4*c_kv + x39)*(x44*numpy.where(numpy.greater_equal(k_top, x41), x38, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x43*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x42))) + numpy.where(numpy.greater_equal(ctx_win, x41), x38, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x43*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x42))))
-    x46 = x0*x17
-    x47 = d_model*p
-    x48 = numpy.sqrt(d_model)
-    x49 = numpy.maximum(1, numpy.minimum(x23, x25*x48/numpy.sqrt(d_ff)))
-    x50 = p_act*x46
-    x51 = x33*x50
-    x52 = n_pp*x1/hbm_bw
-    x53 = kv_win*numpy.minimum(ctx, ctx_win)
-    x54 = b*numpy.maximum(1, x37)
-    x55 = x48*x7
-    x56 = numpy.minimum(x37, numpy.maximum(1, x55/numpy.sqrt(d_ff_shared)))
-    x57 = x29*x50
-    x58 = n_gpu*x0/(n_pp**2*sigma_attn**2)
-    x59 = x3*x58
-    x60 = sigma_attn*n_layers
-    x61 = d_head*n_q
-    x62 = c_kv + c_q
-    x63 = numpy.sqrt(x62)
-    x64 = numpy.minimum(x37, numpy.maximum(1, x63*x7/x48))
-    x65 = numpy.sqrt(d_head)
-    x66 = numpy.minimum(x37, numpy.maximum(1, x55/(numpy.sqrt(n_q)*x65)))
-    x67 = p_act*x58
-    x68 = numpy.minimum(x37, numpy.maximum(1, numpy.sqrt(x13)*x65*x7/x63))
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + p*(n_ff + w_idx*sigma_attn*(x37 - 1) + sigma_attn*(n_attn + x36)) + x54*(st_cmp + ctx*(kv_idx + kv_bytes) + x53))), 4*n_layers*t_kernel + x31*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x31, x1*(2*n_attn*x0 + 2*b*q_lm*x32 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x45, ctx*c_kv*x12*(d_head + d_nope) + x38*x40*(2*d_head + 2*d_nope + x39)), x45) + q_len*(f_idx*n_layers*x38*(xi_idx*x37 - xi_idx + 1) + w_idx*(2*x37 - 2))) + x0*(2*n_ff*x33 + 2*x36))/flops), x52*(n_experts*x35*(1 - (1 - x33)**x46)*(d_ff*x47 + d_ff*x49*x51 + d_model*x24*x51/x49) + p_emb*x32) + x52*(w_idx*p*x19 + n_sh*x34*x60*(d_ff_shared*x47 + d_ff_shared*x56*x57 + x59/x56) + x17*x54*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x44 + x53) + x60*(d_model*x57*x64 + p*x14*x62 + x14*x67/x68 + x47*x61 + x47*x62 + x57*x61*x66 + x57*x62*x68 + x59/x66 + x62*x67/x64))), numpy.inf)
+    x45 = x19*x29
+    x46 = b*numpy.maximum(1, x45)
+    x47 = x36*x7
+    x48 = numpy.minimum(x45, numpy.maximum(1, x47/numpy.sqrt(d_ff_shared)))
+    x49 = x29*x38
+    x50 = n_gpu*x0/(n_pp**2*sigma_attn**2)
+    x51 = x3*x50
+    x52 = sigma_attn*n_layers
+    x53 = d_head*n_q
+    x54 = c_kv + c_q
+    x55 = numpy.sqrt(x54)
+    x56 = numpy.minimum(x45, numpy.maximum(1, x55*x7/x36))
+    x57 = numpy.sqrt(d_head)
+    x58 = numpy.minimum(x45, numpy.maximum(1, x47/(numpy.sqrt(n_q)*x57)))
+    x59 = p_act*x50
+    x60 = numpy.minimum(x45, numpy.maximum(1, numpy.sqrt(x13)*x57*x7/x55))
+    x61 = d_model*x27*x41
+    x62 = ctx + x9 - 1/2
+    x63 = ctx*c_kv*x12*(d_head + d_nope)
+    x64 = ctx + q_len - 1
+    x65 = numpy.greater_equal(ctx_win, x64)
+    x66 = numpy.greater_equal(k_top, x64)
+    x67 = numpy.greater(xi_mha, 0)
+    x68 = x44*x62
+    x69 = 2*d_rope
+    x70 = n_q*q_len
+    x71 = x70*(4*c_kv + x69)
+    x72 = x62*x70*(2*d_head + 2*d_nope + x69)
+    x73 = x63 + x72
+    x74 = numpy.greater_equal(ctx, ctx_win)
+    x75 = ctx**2 - ctx
+    x76 = (1/2)/q_len
+    x77 = x76*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x75)
+    x78 = numpy.greater_equal(ctx, k_top)
+    x79 = k_top*x44
+    x80 = x76*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x75)
+    x81 = x44*x80
+    x82 = numpy.where(numpy.logical_and(x65, x66), numpy.logical_and(x67, numpy.greater(x71*(x62 + x68), x73)), numpy.where(numpy.logical_and(x66, x74), numpy.logical_and(x67, numpy.greater(x71*(ctx_win + x68), x73)), numpy.where(x66, numpy.logical_and(x67, numpy.less(x73, x71*(x68 + x77))), numpy.where(numpy.logical_and(x65, x78), numpy.logical_and(x67, numpy.greater(x71*(x62 + x79), x73)), numpy.where(numpy.logical_and(x74, x78), numpy.logical_and(x67, numpy.greater(x71*(ctx_win + x79), x73)), numpy.where(x78, numpy.logical_and(x67, numpy.less(x73, x71*(x77 + x79))), numpy.where(x65, numpy.logical_and(x67, numpy.less(x73, x71*(x62 + x81))), numpy.where(x74, numpy.logical_and(x67, numpy.less(x73, x71*(ctx_win + x81))), numpy.logical_and(x67, numpy.less(x73, x71*(x77 + x81)))))))))))
+    x83 = b*n_layers
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + p*(n_ff + w_idx*sigma_attn*(x45 - 1) + sigma_attn*(n_attn + x61)) + x46*(st_cmp + ctx*(kv_idx + kv_bytes) + x43))), 4*n_layers*t_kernel + x31*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x31, x1*x83*numpy.where(x82, x72, x71*(x44*numpy.where(x66, x62, numpy.where(x78, k_top, x80)) + numpy.where(x65, x62, numpy.where(x74, ctx_win, x77))))/flops_attn + x1*(2*n_attn*x0 + 2*b*q_lm*x32 + x0*(2*n_ff*x33 + 2*x61) + x0*(f_idx*n_layers*x62*(xi_idx*x45 - xi_idx + 1) + w_idx*(2*x45 - 2)) + x83*numpy.where(x82, x63, 0))/flops), x42*(n_experts*x41*(1 - (1 - x33)**x34)*(d_ff*x35 + d_ff*x37*x39 + d_model*x24*x39/x37) + p_emb*x32) + x42*(w_idx*p*x19 + n_sh*x40*x52*(d_ff_shared*x35 + d_ff_shared*x48*x49 + x51/x48) + x17*x46*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x44 + x43) + x52*(d_model*x49*x56 + p*x14*x54 + x14*x59/x60 + x35*x53 + x35*x54 + x49*x53*x58 + x49*x54*x60 + x51/x58 + x54*x59/x56))), numpy.inf)
 
 
-def limit_torus_2d_moe_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_2d_moe_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_gpu/(n_pp*sigma_attn)
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, x0) + p*(n_ff + w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))))), 1, 0)
 
 
-def limit_torus_2d_moe_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_2d_moe_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = b*q_len
     x1 = p_act/(n_gpu*bw_ar_inter)
     x2 = d_model*x1
@@ -6591,11 +7385,11 @@ def limit_torus_2d_moe_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_a
     return 4*n_layers*t_kernel + n_layers*(numpy.where(x8, 0, n_ff_out*x2*x9) + numpy.where(x8, 0, n_ff_in*x1*x9*(d_ff*n_active + d_ff_shared*n_sh))) + (1/4)*x0*x2*(n_pp - 1)
 
 
-def limit_torus_2d_moe_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_2d_moe_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return 0
 
 
-def limit_torus_2d_moe_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_2d_moe_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = b*q_len
     x1 = n_gpu**(-1.0)
     x2 = bw_ar_inter**(-1.0)
@@ -6616,11 +7410,11 @@ def limit_torus_2d_moe_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len,
     x17 = numpy.where(x13, x15, 1)
     x18 = x8*(numpy.sqrt(numpy.maximum(1, x14/numpy.maximum(1, x17))) - 1)
     x19 = numpy.where(x13, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x14)), n_active, numpy.where(numpy.less_equal(n_experts, x14), n_experts, x14)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
-    x20 = x8*(1 - 1/sigma_attn)*(numpy.minimum(n_active, x17) - 1)
-    return n_layers*(numpy.where(x16, 0, n_ff_out*x18*x3) + numpy.where(x16, 0, n_ff_in*x11*x18*(d_ff*n_active + d_ff_shared*n_sh))) + n_layers*(numpy.where(x7, 0, x3*x9) + numpy.where(x7, 0, d_head*x11*x9*(n_q + 2*n_q/g))) + n_layers*numpy.where(numpy.where(x13, numpy.greater(x15, 1), False), numpy.where(x19, 0, x20*x3) + numpy.where(x19, 0, d_model*p_disp*x10*x20) + numpy.where(x7, 0, d_model*p_act*x2*x5*x9/x4), 0) + (1/4)*x0*x3*(n_pp - 1)
+    x20 = x8*(1 - 1/sigma_attn)*numpy.minimum(n_active, x17)
+    return n_layers*(numpy.where(x16, 0, n_ff_out*x18*x3) + numpy.where(x16, 0, n_ff_in*x11*x18*(d_ff*n_active + d_ff_shared*n_sh))) + n_layers*(numpy.where(x7, 0, x3*x9) + numpy.where(x7, 0, d_head*x11*x9*(n_q + 2*n_q/g))) + n_layers*numpy.where(numpy.where(x13, numpy.greater(x15, 1), False), numpy.where(x7, 0, d_model*p_act*x2*x5*x9/x4) + numpy.where(numpy.greater(sigma_attn, 1), numpy.where(x19, 0, x20*x3) + numpy.where(x19, 0, d_model*p_disp*x10*x20), 0), 0) + (1/4)*x0*x3*(n_pp - 1)
 
 
-def limit_torus_2d_moe_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_2d_moe_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = b*q_len
     x1 = n_gpu**(-1.0)
     x2 = p_act*x1/bw_ar_inter
@@ -6639,44 +7433,59 @@ def limit_torus_2d_moe_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx
     x15 = d_ff_shared*n_sh
     x16 = n_layers*(numpy.where(x10, 0, n_ff_out*x14*x3) + numpy.where(x10, 0, n_ff_in*x14*x2*(d_ff*n_active + x15))) + (1/4)*x0*x3*(n_pp - 1)
     x17 = d_model*vocab
-    x18 = s**(-1.0)
-    x19 = n_ff_in + n_ff_out
-    x20 = d_model*n_layers*x15*x19
-    x21 = x8/sigma_attn
-    x22 = ctx + x4 - 1/2
-    x23 = 2*n_q
-    x24 = 2*d_rope
-    x25 = n_q*q_len
-    x26 = ctx + q_len - 1
-    x27 = ctx**2 - ctx
-    x28 = (1/2)/q_len
-    x29 = r_cmp**(-1.0)
-    x30 = x25*(4*c_kv + x24)*(x29*numpy.where(numpy.greater_equal(k_top, x26), x22, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x28*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x27))) + numpy.where(numpy.greater_equal(ctx_win, x26), x22, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x28*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x27))))
-    x31 = kv_win*numpy.minimum(ctx, ctx_win)
-    x32 = d_head*n_q
-    x33 = d_model*p
-    x34 = c_kv + c_q
-    x35 = x0*x5
-    x36 = p_act*x35
-    x37 = d_head*(n_q + x23/g)
-    x38 = numpy.maximum(1, numpy.minimum(x11, numpy.sqrt(d_model)*x13/numpy.sqrt(d_ff)))
-    x39 = x18*x36
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(st_cmp + ctx*(kv_idx + kv_bytes) + x31) + p*(n_attn + n_ff + w_idx*(x8 - 1) + x20))), 4*n_layers*t_kernel + x16*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x16, x1*(2*n_attn*x0 + 2*b*q_lm*x17 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x30, ctx*c_kv*x23*(d_head + d_nope) + x22*x25*(2*d_head + 2*d_nope + x24)), x30) + q_len*(f_idx*n_layers*x22*(xi_idx*x21 - xi_idx + 1) + w_idx*(2*x21 - 2))) + x0*(2*n_ff*x18 + 2*x20))/flops), n_pp*x1*(w_idx*p*x8 + n_layers*(n_experts*x19*(1 - (1 - x18)**x35)*(d_ff*x33 + d_ff*x38*x39 + d_model*x12*x39/x38) + n_sh*x19*(d_ff_shared*x33 + x36*(d_model + d_ff_shared)) + p*x34*x37 + x32*x33 + x33*x34 + x36*(d_model + x32) + x36*(d_model + x34) + x36*(x34 + x37)) + p_emb*x17 + x6*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x29 + x31))/hbm_bw), numpy.inf)
+    x18 = kv_win*numpy.minimum(ctx, ctx_win)
+    x19 = r_cmp**(-1.0)
+    x20 = d_head*n_q
+    x21 = d_model*p
+    x22 = c_kv + c_q
+    x23 = q_len*x6
+    x24 = p_act*x23
+    x25 = 2*n_q
+    x26 = d_head*(n_q + x25/g)
+    x27 = n_ff_in + n_ff_out
+    x28 = s**(-1.0)
+    x29 = numpy.maximum(1, numpy.minimum(x11, numpy.sqrt(d_model)*x13/numpy.sqrt(d_ff)))
+    x30 = x24*x28
+    x31 = d_model*n_layers*x15*x27
+    x32 = x8/sigma_attn
+    x33 = ctx + x4 - 1/2
+    x34 = ctx*c_kv*x25*(d_head + d_nope)
+    x35 = ctx + q_len - 1
+    x36 = numpy.greater_equal(ctx_win, x35)
+    x37 = numpy.greater_equal(k_top, x35)
+    x38 = numpy.greater(xi_mha, 0)
+    x39 = x19*x33
+    x40 = 2*d_rope
+    x41 = n_q*q_len
+    x42 = x41*(4*c_kv + x40)
+    x43 = x33*x41*(2*d_head + 2*d_nope + x40)
+    x44 = x34 + x43
+    x45 = numpy.greater_equal(ctx, ctx_win)
+    x46 = ctx**2 - ctx
+    x47 = (1/2)/q_len
+    x48 = x47*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x46)
+    x49 = numpy.greater_equal(ctx, k_top)
+    x50 = k_top*x19
+    x51 = x47*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x46)
+    x52 = x19*x51
+    x53 = numpy.where(numpy.logical_and(x36, x37), numpy.logical_and(x38, numpy.greater(x42*(x33 + x39), x44)), numpy.where(numpy.logical_and(x37, x45), numpy.logical_and(x38, numpy.greater(x42*(ctx_win + x39), x44)), numpy.where(x37, numpy.logical_and(x38, numpy.less(x44, x42*(x39 + x48))), numpy.where(numpy.logical_and(x36, x49), numpy.logical_and(x38, numpy.greater(x42*(x33 + x50), x44)), numpy.where(numpy.logical_and(x45, x49), numpy.logical_and(x38, numpy.greater(x42*(ctx_win + x50), x44)), numpy.where(x49, numpy.logical_and(x38, numpy.less(x44, x42*(x48 + x50))), numpy.where(x36, numpy.logical_and(x38, numpy.less(x44, x42*(x33 + x52))), numpy.where(x45, numpy.logical_and(x38, numpy.less(x44, x42*(ctx_win + x52))), numpy.logical_and(x38, numpy.less(x44, x42*(x48 + x52)))))))))))
+    x54 = b*n_layers
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(st_cmp + ctx*(kv_idx + kv_bytes) + x18) + p*(n_attn + n_ff + w_idx*(x8 - 1) + x31))), 4*n_layers*t_kernel + x16*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x16, x1*x54*numpy.where(x53, x43, x42*(x19*numpy.where(x37, x33, numpy.where(x49, k_top, x51)) + numpy.where(x36, x33, numpy.where(x45, ctx_win, x48))))/flops_attn + x1*(2*n_attn*x0 + 2*b*q_lm*x17 + x0*(2*n_ff*x28 + 2*x31) + x0*(f_idx*n_layers*x33*(xi_idx*x32 - xi_idx + 1) + w_idx*(2*x32 - 2)) + x54*numpy.where(x53, x34, 0))/flops), n_pp*x1*(w_idx*p*x8 + n_layers*(n_experts*x27*(1 - (1 - x28)**x23)*(d_ff*x21 + d_ff*x29*x30 + d_model*x12*x30/x29) + n_sh*x27*(d_ff_shared*x21 + x24*(d_model + d_ff_shared)) + p*x22*x26 + x20*x21 + x21*x22 + x24*(d_model + x20) + x24*(d_model + x22) + x24*(x22 + x26)) + p_emb*x17 + x6*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x19 + x18))/hbm_bw), numpy.inf)
 
 
-def limit_torus_2d_moe_mla__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_2d_moe_mla__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def limit_torus_2d_moe_mla__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_2d_moe_mla__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return 0
 
 
-def limit_torus_2d_moe_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_2d_moe_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def limit_torus_2d_moe_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_2d_moe_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
     x2 = b*x0
@@ -6695,11 +7504,11 @@ def limit_torus_2d_moe_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx,
     return n_pp*(w_idx*p*x1 + d_model*vocab*p_emb + n_layers*(n_experts*x9*(1 - (1 - x10)**x6)*(d_ff*x13*x14 + d_ff*x4 + d_model*x12*x14/x13) + n_sh*x9*(d_ff_shared*x4 + x7*(d_model + d_ff_shared)) + p*x5*x8 + x3*x4 + x4*x5 + x7*(d_model + x3) + x7*(d_model + x5) + x7*(x5 + x8)) + x2*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp))/(hbm_bw*n_gpu)
 
 
-def limit_torus_2d_moe_mla__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_2d_moe_mla__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes)) + p*(n_attn + n_ff + w_idx*(n_gpu/n_pp - 1) + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
-def limit_torus_2d_moe_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def limit_torus_2d_moe_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = b*q_len
     x1 = p_act*x0
     x2 = d_model*x1
@@ -6733,7 +7542,7 @@ def limit_torus_2d_moe_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_a
     x30 = b*d_model*x7
     x31 = numpy.where(x10, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x11)), n_active, numpy.where(numpy.less_equal(n_experts, x11), n_experts, x11)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
     x32 = sigma_attn**(-1.0)
-    x33 = (1 - x32)*(numpy.minimum(n_active, x14) - 1)
+    x33 = (1 - x32)*numpy.minimum(n_active, x14)
     x34 = d_model*vocab
     x35 = p_emb*x34
     x36 = n_ff_in + n_ff_out
@@ -6771,16 +7580,31 @@ def limit_torus_2d_moe_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_a
     x68 = p*x29*x60 + x39*x60 + x39*x67
     x69 = d_model*n_layers*x21*x36
     x70 = ctx + x7 - 1/2
-    x71 = 2*d_rope
-    x72 = n_q*q_len
-    x73 = ctx + q_len - 1
-    x74 = ctx**2 - ctx
-    x75 = (1/2)/q_len
-    x76 = x72*(4*c_kv + x71)*(x50*numpy.where(numpy.greater_equal(k_top, x73), x70, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x75*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x74))) + numpy.where(numpy.greater_equal(ctx_win, x73), x70, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x75*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x74))))
-    x77 = n_unembed*p_emb
-    x78 = b*(st_cmp + ctx*(kv_idx + kv_bytes) + x49)
-    x79 = n_attn + x69
-    return 4*n_layers*t_kernel, n_layers*(numpy.where(x13, 0, n_ff_out*x18*x20) + numpy.where(x13, 0, n_ff_in*x18*x19*(d_ff*n_active + x21))) + x6, n_layers*(numpy.where(x25, 0, x20*x26) + numpy.where(x25, 0, x19*x26*x29)) + n_layers*numpy.where(numpy.where(x10, numpy.greater(x12, 1), False), numpy.where(x25, 0, p_act*x23*x26*x30*x4/x22) + numpy.where(x31, 0, x20*x33) + numpy.where(x31, 0, p_disp*x30*x33*x5), 0), x45*(n_layers*x44 + x35) + x45*(x46 + x48*x51 + x58*x59*(d_ff_shared*x54*x55 + x52 + x57/x54) + x58*(d_model*x55*x62 + x29*x66/x64 + x55*x60*x64 + x55*x65*x67 + x57/x65 + x60*x66/x62 + x68)), x3*(2*n_attn*x0 + 2*b*q_lm*x34 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x76, ctx*c_kv*x27*(d_head + d_nope) + x70*x72*(2*d_head + 2*d_nope + x71)), x76) + q_len*(f_idx*n_layers*x70*(xi_idx*x47 - xi_idx + 1) + w_idx*(2*x47 - 2))) + x0*(2*n_ff*x37 + 2*x69))/flops, p*(n_ff + w_idx*sigma_attn*(x47 - 1) + sigma_attn*x79) + x48*x78 + x77, x6, x45*(n_layers*(x42*(d_model + x60) + x42*(d_model + x67) + x42*(x29 + x60) + x44 + x59*(x42*(d_model + d_ff_shared) + x52) + x68) + x35 + x46 + x51), p*(n_ff + w_idx*(x11 - 1) + x79) + x77 + x78
+    x71 = ctx*c_kv*x27*(d_head + d_nope)
+    x72 = ctx + q_len - 1
+    x73 = numpy.greater_equal(ctx_win, x72)
+    x74 = numpy.greater_equal(k_top, x72)
+    x75 = numpy.greater(xi_mha, 0)
+    x76 = x50*x70
+    x77 = 2*d_rope
+    x78 = n_q*q_len
+    x79 = x78*(4*c_kv + x77)
+    x80 = x70*x78*(2*d_head + 2*d_nope + x77)
+    x81 = x71 + x80
+    x82 = numpy.greater_equal(ctx, ctx_win)
+    x83 = ctx**2 - ctx
+    x84 = (1/2)/q_len
+    x85 = x84*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x83)
+    x86 = numpy.greater_equal(ctx, k_top)
+    x87 = k_top*x50
+    x88 = x84*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x83)
+    x89 = x50*x88
+    x90 = numpy.where(numpy.logical_and(x73, x74), numpy.logical_and(x75, numpy.greater(x79*(x70 + x76), x81)), numpy.where(numpy.logical_and(x74, x82), numpy.logical_and(x75, numpy.greater(x79*(ctx_win + x76), x81)), numpy.where(x74, numpy.logical_and(x75, numpy.less(x81, x79*(x76 + x85))), numpy.where(numpy.logical_and(x73, x86), numpy.logical_and(x75, numpy.greater(x79*(x70 + x87), x81)), numpy.where(numpy.logical_and(x82, x86), numpy.logical_and(x75, numpy.greater(x79*(ctx_win + x87), x81)), numpy.where(x86, numpy.logical_and(x75, numpy.less(x81, x79*(x85 + x87))), numpy.where(x73, numpy.logical_and(x75, numpy.less(x81, x79*(x70 + x89))), numpy.where(x82, numpy.logical_and(x75, numpy.less(x81, x79*(ctx_win + x89))), numpy.logical_and(x75, numpy.less(x81, x79*(x85 + x89)))))))))))
+    x91 = b*n_layers
+    x92 = n_unembed*p_emb
+    x93 = b*(st_cmp + ctx*(kv_idx + kv_bytes) + x49)
+    x94 = n_attn + x69
+    return 4*n_layers*t_kernel, n_layers*(numpy.where(x13, 0, n_ff_out*x18*x20) + numpy.where(x13, 0, n_ff_in*x18*x19*(d_ff*n_active + x21))) + x6, n_layers*(numpy.where(x25, 0, x20*x26) + numpy.where(x25, 0, x19*x26*x29)) + n_layers*numpy.where(numpy.where(x10, numpy.greater(x12, 1), False), numpy.where(x25, 0, p_act*x23*x26*x30*x4/x22) + numpy.where(numpy.greater(sigma_attn, 1), numpy.where(x31, 0, x20*x33) + numpy.where(x31, 0, p_disp*x30*x33*x5), 0), 0), x45*(n_layers*x44 + x35) + x45*(x46 + x48*x51 + x58*x59*(d_ff_shared*x54*x55 + x52 + x57/x54) + x58*(d_model*x55*x62 + x29*x66/x64 + x55*x60*x64 + x55*x65*x67 + x57/x65 + x60*x66/x62 + x68)), x3*x91*numpy.where(x90, x80, x79*(x50*numpy.where(x74, x70, numpy.where(x86, k_top, x88)) + numpy.where(x73, x70, numpy.where(x82, ctx_win, x85))))/flops_attn + x3*(2*n_attn*x0 + 2*b*q_lm*x34 + x0*(2*n_ff*x37 + 2*x69) + x0*(f_idx*n_layers*x70*(xi_idx*x47 - xi_idx + 1) + w_idx*(2*x47 - 2)) + x91*numpy.where(x90, x71, 0))/flops, p*(n_ff + w_idx*sigma_attn*(x47 - 1) + sigma_attn*x94) + x48*x93 + x92, x6, x45*(n_layers*(x42*(d_model + x60) + x42*(d_model + x67) + x42*(x29 + x60) + x44 + x59*(x42*(d_model + d_ff_shared) + x52) + x68) + x35 + x46 + x51), p*(n_ff + w_idx*(x11 - 1) + x94) + x92 + x93
 
 
 TERMS = {

@@ -10,11 +10,11 @@ file is current.
 import numpy
 
 
-def physical_nccl_1d__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_1d__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return 4*n_layers*t_kernel
 
 
-def physical_nccl_1d__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_1d__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_gpu/(n_pp*sigma_attn)
     x1 = numpy.ceil(x0/node_size)
     x2 = numpy.log(x1)/numpy.log(2)
@@ -23,12 +23,12 @@ def physical_nccl_1d__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, 
     return 2*n_layers*numpy.where(numpy.less_equal(x0, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x2 + (7/125000)*x3 + x4 - 7/125000, (1/100000)*x2 + (3/2500000)*x3 + 2*x4 + 7/1250000), (17/1000000)*x2 + (1/400000)*x3 + (20/19)*x4 + 23/2000000))
 
 
-def physical_nccl_1d__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_1d__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     return (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x0 + 7/250000, (5/19)*x0 + 9/400000), (1/2)*x0 + 59/5000000)
 
 
-def physical_nccl_1d__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_1d__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
     x2 = sigma_attn**(-1.0)
@@ -54,31 +54,31 @@ def physical_nccl_1d__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p
     return n_pp*(w_idx*p*x1 + x16*(n_ff_in + n_ff_out)*(d_ff*x12*x9 + d_ff*x5 + x15/x9) + x16*(d_head*n_q*x12*x20 + d_head*x10*x14*x18/x21 + n_q*x17 + x11*x13*x21 + x15/x20 + x17*x18) + x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, g*x3/n_q))/(hbm_bw*n_gpu)
 
 
-def physical_nccl_1d__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_1d__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return n_pp*d_model*vocab*p_emb/(hbm_bw*n_gpu)
 
 
-def physical_nccl_1d__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
-    return 0
+def physical_nccl_1d__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+    x0 = ctx + (1/2)*q_len - 1/2
+    x1 = ctx + q_len - 1
+    x2 = ctx**2 - ctx
+    x3 = (1/2)/q_len
+    return 4*b*d_head*n_layers*n_q*q_len*(numpy.where(numpy.greater_equal(ctx_win, x1), x0, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x3*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x2))) + numpy.where(numpy.greater_equal(k_top, x1), x0, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x3*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x2)))/r_cmp)/(flops_attn*n_gpu)
 
 
-def physical_nccl_1d__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_1d__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = b*q_len
     x1 = 2*d_model
     x2 = n_gpu/(n_pp*sigma_attn)
-    x3 = ctx + (1/2)*q_len - 1/2
-    x4 = ctx + q_len - 1
-    x5 = ctx**2 - ctx
-    x6 = (1/2)/q_len
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2) + 4*d_head*n_layers*n_q*(numpy.where(numpy.greater_equal(ctx_win, x4), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x6*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x5))) + numpy.where(numpy.greater_equal(k_top, x4), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x6*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x5)))/r_cmp)))/(flops*n_gpu)
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*(ctx + (1/2)*q_len - 1/2)*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2)))/(flops*n_gpu)
 
 
-def physical_nccl_1d__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_1d__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_gpu/(n_pp*sigma_attn)
     return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, g*x0/n_q) + p*(w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + n_ff))
 
 
-def physical_nccl_1d__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_1d__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = bw_ar_inter**(-1.0)
     x1 = b*d_model*p_act*q_len/n_gpu
     x2 = x0*x1
@@ -90,7 +90,7 @@ def physical_nccl_1d__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, 
     return 2*n_layers*numpy.where(numpy.less_equal(x3, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x5 + (7/125000)*x6 + x7 - 7/125000, (1/100000)*x5 + (3/2500000)*x6 + 2*x7 + 7/1250000), (17/1000000)*x5 + (1/400000)*x6 + (20/19)*x7 + 23/2000000)) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x2 + 7/250000, (5/19)*x2 + 9/400000), (1/2)*x2 + 59/5000000)
 
 
-def physical_nccl_1d__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_1d__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_pp/(hbm_bw*n_gpu)
     x1 = n_pp**(-1.0)
     x2 = n_gpu*x1
@@ -117,18 +117,19 @@ def physical_nccl_1d__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d
     return d_model*vocab*p_emb*x0 + x0*(w_idx*p*x2 + x17*(n_ff_in + n_ff_out)*(d_ff*x10*x13 + d_ff*x6 + x16/x10) + x17*(d_head*n_q*x13*x21 + d_head*x11*x15*x19/x22 + n_q*x18 + x12*x14*x22 + x16/x21 + x18*x19) + x5*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, g*x4/n_q))
 
 
-def physical_nccl_1d__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
-    x0 = b*q_len
-    x1 = 2*d_model
-    x2 = n_gpu/(n_pp*sigma_attn)
-    x3 = ctx + (1/2)*q_len - 1/2
-    x4 = ctx + q_len - 1
-    x5 = ctx**2 - ctx
-    x6 = (1/2)/q_len
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2) + 4*d_head*n_layers*n_q*(numpy.where(numpy.greater_equal(ctx_win, x4), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x6*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x5))) + numpy.where(numpy.greater_equal(k_top, x4), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x6*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x5)))/r_cmp)))/(flops*n_gpu)
+def physical_nccl_1d__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+    x0 = n_gpu**(-1.0)
+    x1 = b*q_len
+    x2 = 2*d_model
+    x3 = n_gpu/(n_pp*sigma_attn)
+    x4 = ctx + (1/2)*q_len - 1/2
+    x5 = ctx + q_len - 1
+    x6 = ctx**2 - ctx
+    x7 = (1/2)/q_len
+    return 4*d_head*n_layers*n_q*x0*x1*(numpy.where(numpy.greater_equal(ctx_win, x5), x4, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x7*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x6))) + numpy.where(numpy.greater_equal(k_top, x5), x4, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x7*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x6)))/r_cmp)/flops_attn + x0*(2*n_attn*x1 + b*vocab*q_lm*x2 + x1*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x2*(n_ff_in + n_ff_out)) + x1*(f_idx*n_layers*x4*(xi_idx*x3 - xi_idx + 1) + w_idx*(2*x3 - 2)))/flops
 
 
-def physical_nccl_1d__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_1d__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = 4*n_layers
     x1 = bw_ar_inter**(-1.0)
     x2 = (1/2)*q_len
@@ -178,20 +179,20 @@ def physical_nccl_1d__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, 
     x46 = numpy.sqrt(d_head)
     x47 = numpy.minimum(x13, numpy.maximum(1, x36/(numpy.sqrt(n_q)*x46)))
     x48 = numpy.minimum(x13, numpy.maximum(1, x35*numpy.sqrt(x45)*x46/x34))
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + p*(w_idx*sigma_attn*(x13 - 1) + sigma_attn*(n_attn + n_ff)) + x32*(st_cmp + ctx*(kv_idx + kv_bytes) + x31))), t_kernel*x0 + x21*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x21, p_emb*x22*x30 + x30*(w_idx*p*x12 + x11*x32*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x28 + x31) + x23*x43*(d_ff*x33 + d_ff*x37*x39 + x42/x37) + x43*(d_head*x41*x45*x7/x48 + n_q*x44 + x29*x39*x47 + x38*x40*x48 + x42/x47 + x44*x45))), x3*(n_attn*x19 + 2*b*q_lm*x22 + x6*(2*n_ff/s + d_model*d_ff_shared*n_sh*x20*x23) + x6*(f_idx*n_layers*x24*(xi_idx*x13 - xi_idx + 1) + w_idx*(2*x13 - 2) + x0*x29*(x28*numpy.where(numpy.greater_equal(k_top, x25), x24, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x27*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x26))) + numpy.where(numpy.greater_equal(ctx_win, x25), x24, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x27*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x26))))))/flops), numpy.inf)
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + p*(w_idx*sigma_attn*(x13 - 1) + sigma_attn*(n_attn + n_ff)) + x32*(st_cmp + ctx*(kv_idx + kv_bytes) + x31))), t_kernel*x0 + x21*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x21, p_emb*x22*x30 + x30*(w_idx*p*x12 + x11*x32*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x28 + x31) + x23*x43*(d_ff*x33 + d_ff*x37*x39 + x42/x37) + x43*(d_head*x41*x45*x7/x48 + n_q*x44 + x29*x39*x47 + x38*x40*x48 + x42/x47 + x44*x45))), x0*x29*x3*x6*(x28*numpy.where(numpy.greater_equal(k_top, x25), x24, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x27*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x26))) + numpy.where(numpy.greater_equal(ctx_win, x25), x24, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x27*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x26))))/flops_attn + x3*(n_attn*x19 + 2*b*q_lm*x22 + x6*(2*n_ff/s + d_model*d_ff_shared*n_sh*x20*x23) + x6*(f_idx*n_layers*x24*(xi_idx*x13 - xi_idx + 1) + w_idx*(2*x13 - 2)))/flops), numpy.inf)
 
 
-def physical_nccl_1d__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_1d__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_gpu/(n_pp*sigma_attn)
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, g*x0/n_q) + p*(w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + n_ff)))), 1, 0)
 
 
-def physical_nccl_1d__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_1d__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     return 4*n_layers*t_kernel + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x0 + 7/250000, (5/19)*x0 + 9/400000), (1/2)*x0 + 59/5000000)
 
 
-def physical_nccl_1d__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_1d__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = bw_ar_inter**(-1.0)
     x1 = b*d_model*p_act*q_len/n_gpu
     x2 = x0*x1
@@ -209,7 +210,7 @@ def physical_nccl_1d__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p,
     return 2*n_layers*numpy.where(numpy.less_equal(x3, 1), 0, numpy.where(numpy.logical_and(numpy.greater_equal(x10, x11 + 77/1250000), numpy.greater_equal(x13, x11 - 59/10000000)), x7 + 7/1250000, numpy.where(numpy.greater_equal(x10, x13 + 27/400000), x12 + 23/2000000, x9 - 7/125000))) + (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x2, (1/2)*x2 + 81/2500000), numpy.less_equal(x2, (10/19)*x2 + 107/5000000)), 59/5000000, numpy.where(numpy.less_equal(x2, (19/20)*x2 + 209/10000000), 9/400000, 7/250000))
 
 
-def physical_nccl_1d__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_1d__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = bw_ar_inter**(-1.0)
     x1 = b*d_model*p_act*q_len/n_gpu
     x2 = x0*x1
@@ -227,7 +228,7 @@ def physical_nccl_1d__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, 
     return 2*n_layers*numpy.where(numpy.less_equal(x4, 1), 0, numpy.where(numpy.logical_and(numpy.greater_equal(x10, x11 + 77/1250000), numpy.greater_equal(x13, x11 - 59/10000000)), x8, numpy.where(numpy.greater_equal(x10, x13 + 27/400000), x12, x7))) + (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x2, x3 + 81/2500000), numpy.less_equal(x2, (10/19)*x2 + 107/5000000)), x3, numpy.where(numpy.less_equal(x2, (19/20)*x2 + 209/10000000), (5/19)*x2, (1/4)*x2))
 
 
-def physical_nccl_1d__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_1d__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = 4*n_layers
     x1 = (1/2)*q_len
     x2 = n_gpu**(-1.0)
@@ -252,26 +253,26 @@ def physical_nccl_1d__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p
     x21 = ctx + q_len - 1
     x22 = ctx**2 - ctx
     x23 = (1/2)/q_len
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(st_cmp + ctx*(kv_idx + kv_bytes) + x10) + p*(n_attn + n_ff + w_idx*(x9 - 1) + x18))), t_kernel*x0 + x6*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x6, n_pp*x2*(w_idx*p*x9 + n_layers*(x13*x14 + x14*x15 + x16*(d_model + x13) + x16*(d_model + x15) + x17*(d_ff*x14 + x16*(d_ff + d_model))) + p_emb*x7 + x12*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x11 + x10))/hbm_bw), x2*(2*n_attn*x4 + 2*b*q_lm*x7 + x4*(2*n_ff/s + 2*x18) + x4*(f_idx*n_layers*x20*(xi_idx*x19 - xi_idx + 1) + w_idx*(2*x19 - 2) + x0*x13*(x11*numpy.where(numpy.greater_equal(k_top, x21), x20, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x23*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x22))) + numpy.where(numpy.greater_equal(ctx_win, x21), x20, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x23*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x22))))))/flops), numpy.inf)
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(st_cmp + ctx*(kv_idx + kv_bytes) + x10) + p*(n_attn + n_ff + w_idx*(x9 - 1) + x18))), t_kernel*x0 + x6*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x6, n_pp*x2*(w_idx*p*x9 + n_layers*(x13*x14 + x14*x15 + x16*(d_model + x13) + x16*(d_model + x15) + x17*(d_ff*x14 + x16*(d_ff + d_model))) + p_emb*x7 + x12*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x11 + x10))/hbm_bw), x0*x13*x2*x4*(x11*numpy.where(numpy.greater_equal(k_top, x21), x20, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x23*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x22))) + numpy.where(numpy.greater_equal(ctx_win, x21), x20, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x23*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x22))))/flops_attn + x2*(2*n_attn*x4 + 2*b*q_lm*x7 + x4*(2*n_ff/s + 2*x18) + x4*(f_idx*n_layers*x20*(xi_idx*x19 - xi_idx + 1) + w_idx*(2*x19 - 2)))/flops), numpy.inf)
 
 
-def physical_nccl_1d__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_1d__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     return (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x0 + 7/250000, (5/19)*x0 + 9/400000), (1/2)*x0 + 59/5000000)
 
 
-def physical_nccl_1d__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_1d__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     return (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x0, (1/2)*x0 + 81/2500000), numpy.less_equal(x0, (10/19)*x0 + 107/5000000)), 59/5000000, numpy.where(numpy.less_equal(x0, (19/20)*x0 + 209/10000000), 9/400000, 7/250000))
 
 
-def physical_nccl_1d__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_1d__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     x1 = (1/2)*x0
     return (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x0, x1 + 81/2500000), numpy.less_equal(x0, (10/19)*x0 + 107/5000000)), x1, numpy.where(numpy.less_equal(x0, (19/20)*x0 + 209/10000000), (5/19)*x0, (1/4)*x0))
 
 
-def physical_nccl_1d__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_1d__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_pp**(-1.0)
     x1 = b*x0
     x2 = d_head*n_q
@@ -281,11 +282,11 @@ def physical_nccl_1d__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_
     return n_pp*(n_gpu*w_idx*p*x0 + d_model*vocab*p_emb + n_layers*(x2*x3 + x3*x4 + x5*(d_model + x2) + x5*(d_model + x4) + (n_ff_in + n_ff_out)*(d_ff*x3 + x5*(d_ff + d_model))) + x1*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp))/(hbm_bw*n_gpu)
 
 
-def physical_nccl_1d__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_1d__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes)) + p*(n_attn + n_ff + w_idx*(n_gpu/n_pp - 1) + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
-def physical_nccl_1d__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_1d__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = 4*n_layers
     x1 = bw_ar_inter**(-1.0)
     x2 = (1/2)*q_len
@@ -343,10 +344,10 @@ def physical_nccl_1d__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_
     x54 = n_unembed*p_emb
     x55 = n_attn + n_ff
     x56 = b*(st_cmp + ctx*(kv_idx + kv_bytes) + x27)
-    return t_kernel*x0, x10, x21*numpy.where(numpy.less_equal(x14, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x16 + (7/125000)*x17 + x19 - 7/125000, (17/1000000)*x16 + (1/400000)*x17 + (20/19)*x19 + 23/2000000), (1/100000)*x16 + (3/2500000)*x17 + x18*x20*x5 + 7/1250000)), x23*x24 + x24*(x25 + x26*x29 + x30*x41*(d_ff*x36*x38 + x32 + x40/x36) + x41*(d_model*x38*x44 + x38*x45*x46 + x39*x47/x44 + x40/x45 + x48)), x3*(n_attn*x20 + 2*b*q_lm*x22 + x6*(2*n_ff/s + x21*x49) + x6*(f_idx*n_layers*x50*(xi_idx*x14 - xi_idx + 1) + w_idx*(2*x14 - 2) + x0*x46*(x28*numpy.where(numpy.greater_equal(k_top, x51), x50, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x53*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x52))) + numpy.where(numpy.greater_equal(ctx_win, x51), x50, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x53*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x52))))))/flops, p*(w_idx*sigma_attn*(x14 - 1) + sigma_attn*x55) + x26*x56 + x54, x10, x24*(n_layers*(x30*(x32 + x37*(d_ff + d_model)) + x37*(d_model + x46) + x37*(d_model + x47) + x48) + x23 + x25 + x29), p*(w_idx*(x13 - 1) + n_layers*x49 + x55) + x54 + x56
+    return t_kernel*x0, x10, x21*numpy.where(numpy.less_equal(x14, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x16 + (7/125000)*x17 + x19 - 7/125000, (17/1000000)*x16 + (1/400000)*x17 + (20/19)*x19 + 23/2000000), (1/100000)*x16 + (3/2500000)*x17 + x18*x20*x5 + 7/1250000)), x23*x24 + x24*(x25 + x26*x29 + x30*x41*(d_ff*x36*x38 + x32 + x40/x36) + x41*(d_model*x38*x44 + x38*x45*x46 + x39*x47/x44 + x40/x45 + x48)), x0*x3*x46*x6*(x28*numpy.where(numpy.greater_equal(k_top, x51), x50, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x53*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x52))) + numpy.where(numpy.greater_equal(ctx_win, x51), x50, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x53*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x52))))/flops_attn + x3*(n_attn*x20 + 2*b*q_lm*x22 + x6*(2*n_ff/s + x21*x49) + x6*(f_idx*n_layers*x50*(xi_idx*x14 - xi_idx + 1) + w_idx*(2*x14 - 2)))/flops, p*(w_idx*sigma_attn*(x14 - 1) + sigma_attn*x55) + x26*x56 + x54, x10, x24*(n_layers*(x30*(x32 + x37*(d_ff + d_model)) + x37*(d_model + x46) + x37*(d_model + x47) + x48) + x23 + x25 + x29), p*(w_idx*(x13 - 1) + n_layers*x49 + x55) + x54 + x56
 
 
-def physical_nccl_1d__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_1d__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = 4*n_layers
     x1 = t_kernel*x0
     x2 = 1 - omega_net
@@ -387,7 +388,7 @@ def physical_nccl_1d__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d
     x37 = ctx + q_len - 1
     x38 = ctx**2 - ctx
     x39 = (1/2)/q_len
-    x40 = x5*(n_attn*x30 + 2*b*q_lm*x12 + x8*(2*n_ff/s + x31*x33) + x8*(f_idx*n_layers*x36*(xi_idx*x35 - xi_idx + 1) + w_idx*(2*x35 - 2) + x0*x25*(x18*numpy.where(numpy.greater_equal(k_top, x37), x36, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x39*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x38))) + numpy.where(numpy.greater_equal(ctx_win, x37), x36, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x39*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x38))))))/flops
+    x40 = x0*x25*x5*x8*(x18*numpy.where(numpy.greater_equal(k_top, x37), x36, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x39*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x38))) + numpy.where(numpy.greater_equal(ctx_win, x37), x36, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x39*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x38))))/flops_attn + x5*(n_attn*x30 + 2*b*q_lm*x12 + x8*(2*n_ff/s + x31*x33) + x8*(f_idx*n_layers*x36*(xi_idx*x35 - xi_idx + 1) + w_idx*(2*x35 - 2)))/flops
     x41 = numpy.greater_equal(n_gpu, n_pp)
     x42 = numpy.less_equal(n_pp, b)
     x43 = hbm_cap*n_gpu
@@ -438,11 +439,11 @@ def physical_nccl_1d__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d
     return x47, numpy.where(x71, x1 + x2*x56 + numpy.maximum(numpy.maximum(x40, x70), omega_net*x56), numpy.inf), x47, numpy.where(x71, x1 + x2*x87 + numpy.maximum(numpy.maximum(x40, x70), omega_net*x87), numpy.inf)
 
 
-def physical_nccl_2d__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_2d__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return 4*n_layers*t_kernel
 
 
-def physical_nccl_2d__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_2d__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
     x1 = numpy.less_equal(x0, 1)
     x2 = numpy.sqrt(numpy.ceil(n_gpu/(n_pp*sigma_attn*node_size)))
@@ -460,12 +461,12 @@ def physical_nccl_2d__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, 
     return n_layers*(numpy.where(x1, 0, numpy.minimum(numpy.minimum(x10 + x11, x5 + x7), x8 + x9)) + numpy.where(x1, 0, numpy.minimum(numpy.minimum(x12 + x7, x11 + (20/19)*x12), 2*x12 + x9)) + numpy.where(x1, 0, numpy.minimum(numpy.minimum(x13 + x7, x11 + (20/19)*x13), 2*x13 + x9)) + numpy.where(x1, 0, numpy.minimum(numpy.minimum(n_ff_out*x10 + x11, n_ff_out*x5 + x7), n_ff_out*x8 + x9)))
 
 
-def physical_nccl_2d__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_2d__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     return (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x0 + 7/250000, (5/19)*x0 + 9/400000), (1/2)*x0 + 59/5000000)
 
 
-def physical_nccl_2d__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_2d__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
     x2 = sigma_attn**(-1.0)
@@ -491,31 +492,31 @@ def physical_nccl_2d__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p
     return n_pp*(w_idx*p*x1 + x16*(n_ff_in + n_ff_out)*(d_ff*x12*x9 + d_ff*x5 + x15/x9) + x16*(d_head*n_q*x12*x20 + d_head*x10*x14*x18/x21 + n_q*x17 + x11*x13*x21 + x15/x20 + x17*x18) + x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, g*x3/n_q))/(hbm_bw*n_gpu)
 
 
-def physical_nccl_2d__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_2d__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return n_pp*d_model*vocab*p_emb/(hbm_bw*n_gpu)
 
 
-def physical_nccl_2d__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
-    return 0
+def physical_nccl_2d__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+    x0 = ctx + (1/2)*q_len - 1/2
+    x1 = ctx + q_len - 1
+    x2 = ctx**2 - ctx
+    x3 = (1/2)/q_len
+    return 4*b*d_head*n_layers*n_q*q_len*(numpy.where(numpy.greater_equal(ctx_win, x1), x0, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x3*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x2))) + numpy.where(numpy.greater_equal(k_top, x1), x0, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x3*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x2)))/r_cmp)/(flops_attn*n_gpu)
 
 
-def physical_nccl_2d__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_2d__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = b*q_len
     x1 = 2*d_model
     x2 = n_gpu/(n_pp*sigma_attn)
-    x3 = ctx + (1/2)*q_len - 1/2
-    x4 = ctx + q_len - 1
-    x5 = ctx**2 - ctx
-    x6 = (1/2)/q_len
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2) + 4*d_head*n_layers*n_q*(numpy.where(numpy.greater_equal(ctx_win, x4), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x6*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x5))) + numpy.where(numpy.greater_equal(k_top, x4), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x6*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x5)))/r_cmp)))/(flops*n_gpu)
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*(ctx + (1/2)*q_len - 1/2)*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2)))/(flops*n_gpu)
 
 
-def physical_nccl_2d__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_2d__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_gpu/(n_pp*sigma_attn)
     return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, g*x0/n_q) + p*(w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + n_ff))
 
 
-def physical_nccl_2d__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_2d__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = bw_ar_inter**(-1.0)
     x1 = n_gpu**(-1.0)
     x2 = b*d_model*p_act*q_len*x0*x1
@@ -536,7 +537,7 @@ def physical_nccl_2d__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, 
     return n_layers*(numpy.where(x4, 0, numpy.minimum(numpy.minimum(x10 + x15, x12 + 2*x15), x14 + (20/19)*x15)) + numpy.where(x4, 0, numpy.minimum(numpy.minimum(x10 + x16, x12 + 2*x16), x14 + (20/19)*x16)) + numpy.where(x4, 0, numpy.minimum(numpy.minimum(x10 + x8, x11 + x12), x13 + x14)) + numpy.where(x4, 0, numpy.minimum(numpy.minimum(n_ff_out*x11 + x12, n_ff_out*x13 + x14), n_ff_out*x8 + x10))) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x2 + 7/250000, (5/19)*x2 + 9/400000), (1/2)*x2 + 59/5000000)
 
 
-def physical_nccl_2d__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_2d__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_pp/(hbm_bw*n_gpu)
     x1 = n_pp**(-1.0)
     x2 = n_gpu*x1
@@ -563,18 +564,19 @@ def physical_nccl_2d__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d
     return d_model*vocab*p_emb*x0 + x0*(w_idx*p*x2 + x17*(n_ff_in + n_ff_out)*(d_ff*x10*x13 + d_ff*x6 + x16/x10) + x17*(d_head*n_q*x13*x21 + d_head*x11*x15*x19/x22 + n_q*x18 + x12*x14*x22 + x16/x21 + x18*x19) + x5*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, g*x4/n_q))
 
 
-def physical_nccl_2d__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
-    x0 = b*q_len
-    x1 = 2*d_model
-    x2 = n_gpu/(n_pp*sigma_attn)
-    x3 = ctx + (1/2)*q_len - 1/2
-    x4 = ctx + q_len - 1
-    x5 = ctx**2 - ctx
-    x6 = (1/2)/q_len
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2) + 4*d_head*n_layers*n_q*(numpy.where(numpy.greater_equal(ctx_win, x4), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x6*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x5))) + numpy.where(numpy.greater_equal(k_top, x4), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x6*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x5)))/r_cmp)))/(flops*n_gpu)
+def physical_nccl_2d__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+    x0 = n_gpu**(-1.0)
+    x1 = b*q_len
+    x2 = 2*d_model
+    x3 = n_gpu/(n_pp*sigma_attn)
+    x4 = ctx + (1/2)*q_len - 1/2
+    x5 = ctx + q_len - 1
+    x6 = ctx**2 - ctx
+    x7 = (1/2)/q_len
+    return 4*d_head*n_layers*n_q*x0*x1*(numpy.where(numpy.greater_equal(ctx_win, x5), x4, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x7*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x6))) + numpy.where(numpy.greater_equal(k_top, x5), x4, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x7*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x6)))/r_cmp)/flops_attn + x0*(2*n_attn*x1 + b*vocab*q_lm*x2 + x1*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x2*(n_ff_in + n_ff_out)) + x1*(f_idx*n_layers*x4*(xi_idx*x3 - xi_idx + 1) + w_idx*(2*x3 - 2)))/flops
 
 
-def physical_nccl_2d__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_2d__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = 4*n_layers
     x1 = (1/2)*q_len
     x2 = bw_ar_inter**(-1.0)
@@ -603,55 +605,52 @@ def physical_nccl_2d__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, 
     x25 = (3/2500000)*x16 + (1/100000)*x20 + 7/1250000
     x26 = (20/19)*x19
     x27 = (1/400000)*x16 + (17/1000000)*x20 + 23/2000000
-    x28 = x17*x3
-    x29 = x28*x7
-    x30 = d_ff_shared*n_sh
-    x31 = n_ff_in*(d_ff*n_active + x30)
-    x32 = x29*x31
-    x33 = x23*x28
-    x34 = n_q + 2*n_q/g
-    x35 = d_head*x34
-    x36 = x29*x35
-    x37 = n_layers*(numpy.where(x10, 0, numpy.minimum(numpy.minimum(x19 + x21, x24 + x25), x26 + x27)) + numpy.where(x10, 0, numpy.minimum(numpy.minimum(x21 + x32, x25 + x31*x33), x27 + (20/19)*x32)) + numpy.where(x10, 0, numpy.minimum(numpy.minimum(x21 + x36, x25 + x33*x35), x27 + (20/19)*x36)) + numpy.where(x10, 0, numpy.minimum(numpy.minimum(n_ff_out*x19 + x21, n_ff_out*x24 + x25), n_ff_out*x26 + x27))) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x8 + 7/250000, (5/19)*x8 + 9/400000), b*p_act*x1*x5 + 59/5000000)
-    x38 = 2*d_model
-    x39 = n_ff_in + n_ff_out
-    x40 = ctx + x1 - 1/2
-    x41 = ctx + q_len - 1
-    x42 = ctx**2 - ctx
-    x43 = (1/2)/q_len
-    x44 = r_cmp**(-1.0)
-    x45 = d_head*n_q
-    x46 = n_pp*x3/hbm_bw
-    x47 = kv_win*numpy.minimum(ctx, ctx_win)
-    x48 = b*numpy.maximum(1, g*x14/n_q)
-    x49 = d_model*p
-    x50 = numpy.sqrt(d_model)
-    x51 = x50*x9
-    x52 = numpy.minimum(x14, numpy.maximum(1, x51/numpy.sqrt(d_ff)))
-    x53 = x11*x12
-    x54 = x53*x7
-    x55 = d_model*x7
-    x56 = n_gpu/(n_pp**2*sigma_attn**2)
-    x57 = x55*x56
-    x58 = sigma_attn*n_layers
-    x59 = d_head*x49
-    x60 = numpy.sqrt(d_head)
-    x61 = numpy.minimum(x14, numpy.maximum(1, x51/(numpy.sqrt(n_q)*x60)))
-    x62 = numpy.minimum(x14, numpy.maximum(1, numpy.sqrt(x34)*x60*x9/x50))
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + p*(w_idx*sigma_attn*(x14 - 1) + sigma_attn*(n_attn + n_ff)) + x48*(st_cmp + ctx*(kv_idx + kv_bytes) + x47))), t_kernel*x0 + x37*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x37, d_model*vocab*p_emb*x46 + x46*(w_idx*p*x13 + x12*x48*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x44 + x47) + x39*x58*(d_ff*x49 + d_ff*x52*x54 + x57/x52) + x58*(n_q*x59 + x34*x59 + x35*x56*x7/x62 + x45*x54*x61 + x53*x55*x62 + x57/x61))), x3*(n_attn*x22 + b*vocab*q_lm*x38 + x6*(2*n_ff/s + n_layers*x30*x38*x39) + x6*(f_idx*n_layers*x40*(xi_idx*x14 - xi_idx + 1) + w_idx*(2*x14 - 2) + x0*x45*(x44*numpy.where(numpy.greater_equal(k_top, x41), x40, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x43*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x42))) + numpy.where(numpy.greater_equal(ctx_win, x41), x40, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x43*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x42))))))/flops), numpy.inf)
+    x28 = d_ff_shared*n_sh
+    x29 = x17*x3
+    x30 = n_ff_in*x29*(d_ff*n_active + x28)
+    x31 = x30*x7
+    x32 = n_q + 2*n_q/g
+    x33 = d_head*x7
+    x34 = x32*x33
+    x35 = x29*x34
+    x36 = n_layers*(numpy.where(x10, 0, numpy.minimum(numpy.minimum(x19 + x21, x24 + x25), x26 + x27)) + numpy.where(x10, 0, numpy.minimum(numpy.minimum(x21 + x31, x27 + (20/19)*x31), x23*x30 + x25)) + numpy.where(x10, 0, numpy.minimum(numpy.minimum(x21 + x35, x27 + (20/19)*x35), d_head*x23*x29*x32 + x25)) + numpy.where(x10, 0, numpy.minimum(numpy.minimum(n_ff_out*x19 + x21, n_ff_out*x24 + x25), n_ff_out*x26 + x27))) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x8 + 7/250000, (5/19)*x8 + 9/400000), b*p_act*x1*x5 + 59/5000000)
+    x37 = 2*d_model
+    x38 = n_ff_in + n_ff_out
+    x39 = ctx + x1 - 1/2
+    x40 = ctx + q_len - 1
+    x41 = ctx**2 - ctx
+    x42 = (1/2)/q_len
+    x43 = r_cmp**(-1.0)
+    x44 = n_pp*x3/hbm_bw
+    x45 = kv_win*numpy.minimum(ctx, ctx_win)
+    x46 = b*numpy.maximum(1, g*x14/n_q)
+    x47 = d_model*p
+    x48 = numpy.sqrt(d_model)
+    x49 = x48*x9
+    x50 = numpy.minimum(x14, numpy.maximum(1, x49/numpy.sqrt(d_ff)))
+    x51 = x11*x12
+    x52 = d_model*x7
+    x53 = n_gpu/(n_pp**2*sigma_attn**2)
+    x54 = x52*x53
+    x55 = sigma_attn*n_layers
+    x56 = d_head*x47
+    x57 = numpy.sqrt(d_head)
+    x58 = numpy.minimum(x14, numpy.maximum(1, x49/(numpy.sqrt(n_q)*x57)))
+    x59 = numpy.minimum(x14, numpy.maximum(1, numpy.sqrt(x32)*x57*x9/x48))
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + p*(w_idx*sigma_attn*(x14 - 1) + sigma_attn*(n_attn + n_ff)) + x46*(st_cmp + ctx*(kv_idx + kv_bytes) + x45))), t_kernel*x0 + x36*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x36, d_model*vocab*p_emb*x44 + x44*(w_idx*p*x13 + x12*x46*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x43 + x45) + x38*x55*(d_ff*x47 + d_ff*x50*x51*x7 + x54/x50) + x55*(n_q*x33*x51*x58 + n_q*x56 + x32*x56 + x34*x53/x59 + x51*x52*x59 + x54/x58))), d_head*n_q*x0*x3*x6*(x43*numpy.where(numpy.greater_equal(k_top, x40), x39, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x42*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x41))) + numpy.where(numpy.greater_equal(ctx_win, x40), x39, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x42*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x41))))/flops_attn + x3*(n_attn*x22 + b*vocab*q_lm*x37 + x6*(2*n_ff/s + n_layers*x28*x37*x38) + x6*(f_idx*n_layers*x39*(xi_idx*x14 - xi_idx + 1) + w_idx*(2*x14 - 2)))/flops), numpy.inf)
 
 
-def physical_nccl_2d__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_2d__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_gpu/(n_pp*sigma_attn)
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, g*x0/n_q) + p*(w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + n_ff)))), 1, 0)
 
 
-def physical_nccl_2d__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_2d__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     return 4*n_layers*t_kernel + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x0 + 7/250000, (5/19)*x0 + 9/400000), (1/2)*x0 + 59/5000000)
 
 
-def physical_nccl_2d__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_2d__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = bw_ar_inter**(-1.0)
     x1 = n_gpu**(-1.0)
     x2 = b*d_model*p_act*q_len*x1
@@ -689,7 +688,7 @@ def physical_nccl_2d__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p,
     return n_layers*(numpy.where(x5, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x14, x16 + 77/1250000), numpy.greater_equal(x19, x16 - 59/10000000)), x10, numpy.where(numpy.greater_equal(x14, x19 + 27/400000), x20, x21))) + numpy.where(x5, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x22, x23 + 77/1250000), numpy.greater_equal(x24, x23 - 59/10000000)), x10, numpy.where(numpy.greater_equal(x22, x24 + 27/400000), x20, x21))) + numpy.where(x5, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x27, x28 + 77/1250000), numpy.greater_equal(x29, x28 - 59/10000000)), x10, numpy.where(numpy.greater_equal(x27, x29 + 27/400000), x20, x21))) + numpy.where(x5, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x31, x32 + 77/1250000), numpy.greater_equal(x33, x32 - 59/10000000)), x10, numpy.where(numpy.greater_equal(x31, x33 + 27/400000), x20, x21)))) + (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x3, (1/2)*x3 + 81/2500000), numpy.less_equal(x3, (10/19)*x3 + 107/5000000)), 59/5000000, numpy.where(numpy.less_equal(x3, (19/20)*x3 + 209/10000000), 9/400000, 7/250000))
 
 
-def physical_nccl_2d__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_2d__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = bw_ar_inter**(-1.0)
     x1 = n_gpu**(-1.0)
     x2 = b*d_model*p_act*q_len*x1
@@ -732,7 +731,7 @@ def physical_nccl_2d__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, 
     return n_layers*(numpy.where(x6, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x14, x16 + 77/1250000), numpy.greater_equal(x19, x16 - 59/10000000)), x11, numpy.where(numpy.greater_equal(x14, x19 + 27/400000), x17, x10))) + numpy.where(x6, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x22, x23 + 77/1250000), numpy.greater_equal(x25, x23 - 59/10000000)), x20, numpy.where(numpy.greater_equal(x22, x25 + 27/400000), x24, x21))) + numpy.where(x6, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x29, x30 + 77/1250000), numpy.greater_equal(x32, x30 - 59/10000000)), x28, numpy.where(numpy.greater_equal(x29, x32 + 27/400000), x31, x27))) + numpy.where(x6, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x35, x36 + 77/1250000), numpy.greater_equal(x38, x36 - 59/10000000)), x34, numpy.where(numpy.greater_equal(x35, x38 + 27/400000), x37, x33)))) + (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x3, x4 + 81/2500000), numpy.less_equal(x3, (10/19)*x3 + 107/5000000)), x4, numpy.where(numpy.less_equal(x3, (19/20)*x3 + 209/10000000), (5/19)*x3, (1/4)*x3))
 
 
-def physical_nccl_2d__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_2d__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = 4*n_layers
     x1 = (1/2)*q_len
     x2 = n_gpu**(-1.0)
@@ -757,26 +756,26 @@ def physical_nccl_2d__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p
     x21 = ctx + q_len - 1
     x22 = ctx**2 - ctx
     x23 = (1/2)/q_len
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(st_cmp + ctx*(kv_idx + kv_bytes) + x10) + p*(n_attn + n_ff + w_idx*(x9 - 1) + x18))), t_kernel*x0 + x6*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x6, n_pp*x2*(w_idx*p*x9 + n_layers*(x13*x14 + x14*x15 + x16*(d_model + x13) + x16*(d_model + x15) + x17*(d_ff*x14 + x16*(d_ff + d_model))) + p_emb*x7 + x12*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x11 + x10))/hbm_bw), x2*(2*n_attn*x4 + 2*b*q_lm*x7 + x4*(2*n_ff/s + 2*x18) + x4*(f_idx*n_layers*x20*(xi_idx*x19 - xi_idx + 1) + w_idx*(2*x19 - 2) + x0*x13*(x11*numpy.where(numpy.greater_equal(k_top, x21), x20, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x23*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x22))) + numpy.where(numpy.greater_equal(ctx_win, x21), x20, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x23*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x22))))))/flops), numpy.inf)
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(st_cmp + ctx*(kv_idx + kv_bytes) + x10) + p*(n_attn + n_ff + w_idx*(x9 - 1) + x18))), t_kernel*x0 + x6*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x6, n_pp*x2*(w_idx*p*x9 + n_layers*(x13*x14 + x14*x15 + x16*(d_model + x13) + x16*(d_model + x15) + x17*(d_ff*x14 + x16*(d_ff + d_model))) + p_emb*x7 + x12*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x11 + x10))/hbm_bw), x0*x13*x2*x4*(x11*numpy.where(numpy.greater_equal(k_top, x21), x20, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x23*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x22))) + numpy.where(numpy.greater_equal(ctx_win, x21), x20, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x23*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x22))))/flops_attn + x2*(2*n_attn*x4 + 2*b*q_lm*x7 + x4*(2*n_ff/s + 2*x18) + x4*(f_idx*n_layers*x20*(xi_idx*x19 - xi_idx + 1) + w_idx*(2*x19 - 2)))/flops), numpy.inf)
 
 
-def physical_nccl_2d__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_2d__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     return (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x0 + 7/250000, (5/19)*x0 + 9/400000), (1/2)*x0 + 59/5000000)
 
 
-def physical_nccl_2d__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_2d__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     return (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x0, (1/2)*x0 + 81/2500000), numpy.less_equal(x0, (10/19)*x0 + 107/5000000)), 59/5000000, numpy.where(numpy.less_equal(x0, (19/20)*x0 + 209/10000000), 9/400000, 7/250000))
 
 
-def physical_nccl_2d__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_2d__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     x1 = (1/2)*x0
     return (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x0, x1 + 81/2500000), numpy.less_equal(x0, (10/19)*x0 + 107/5000000)), x1, numpy.where(numpy.less_equal(x0, (19/20)*x0 + 209/10000000), (5/19)*x0, (1/4)*x0))
 
 
-def physical_nccl_2d__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_2d__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_pp**(-1.0)
     x1 = b*x0
     x2 = d_head*n_q
@@ -786,11 +785,11 @@ def physical_nccl_2d__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_
     return n_pp*(n_gpu*w_idx*p*x0 + d_model*vocab*p_emb + n_layers*(x2*x3 + x3*x4 + x5*(d_model + x2) + x5*(d_model + x4) + (n_ff_in + n_ff_out)*(d_ff*x3 + x5*(d_ff + d_model))) + x1*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp))/(hbm_bw*n_gpu)
 
 
-def physical_nccl_2d__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_2d__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes)) + p*(n_attn + n_ff + w_idx*(n_gpu/n_pp - 1) + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
-def physical_nccl_2d__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_2d__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = 4*n_layers
     x1 = bw_ar_inter**(-1.0)
     x2 = (1/2)*q_len
@@ -861,14 +860,14 @@ def physical_nccl_2d__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_
     x67 = n_unembed*p_emb
     x68 = n_attn + n_ff
     x69 = b*(st_cmp + ctx*(kv_idx + kv_bytes) + x43)
-    return t_kernel*x0, x10, n_layers*(numpy.where(x12, 0, numpy.minimum(numpy.minimum(x20 + x22, x25 + x26), x27 + x28)) + numpy.where(x12, 0, numpy.minimum(numpy.minimum(x22 + x32, x26 + x31*x33), x28 + (20/19)*x32)) + numpy.where(x12, 0, numpy.minimum(numpy.minimum(x22 + x37, x26 + x33*x36), x28 + (20/19)*x37)) + numpy.where(x12, 0, numpy.minimum(numpy.minimum(n_ff_out*x20 + x22, n_ff_out*x25 + x26), n_ff_out*x27 + x28))), x39*x40 + x40*(x41 + x42*x45 + x46*x56*(d_ff*x51*x53 + x48 + x55/x51) + x56*(d_model*x53*x58 + x35*x54/x58 + x53*x59*x60 + x55/x59 + x61)), x3*(n_attn*x23 + 2*b*q_lm*x38 + x6*(2*n_ff/s + 2*x62) + x6*(f_idx*n_layers*x63*(xi_idx*x16 - xi_idx + 1) + w_idx*(2*x16 - 2) + x0*x60*(x44*numpy.where(numpy.greater_equal(k_top, x64), x63, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x66*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x65))) + numpy.where(numpy.greater_equal(ctx_win, x64), x63, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x66*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x65))))))/flops, p*(w_idx*sigma_attn*(x16 - 1) + sigma_attn*x68) + x42*x69 + x67, x10, x40*(n_layers*(x46*(x48 + x52*(d_ff + d_model)) + x52*(d_model + x35) + x52*(d_model + x60) + x61) + x39 + x41 + x45), p*(w_idx*(x15 - 1) + x62 + x68) + x67 + x69
+    return t_kernel*x0, x10, n_layers*(numpy.where(x12, 0, numpy.minimum(numpy.minimum(x20 + x22, x25 + x26), x27 + x28)) + numpy.where(x12, 0, numpy.minimum(numpy.minimum(x22 + x32, x26 + x31*x33), x28 + (20/19)*x32)) + numpy.where(x12, 0, numpy.minimum(numpy.minimum(x22 + x37, x26 + x33*x36), x28 + (20/19)*x37)) + numpy.where(x12, 0, numpy.minimum(numpy.minimum(n_ff_out*x20 + x22, n_ff_out*x25 + x26), n_ff_out*x27 + x28))), x39*x40 + x40*(x41 + x42*x45 + x46*x56*(d_ff*x51*x53 + x48 + x55/x51) + x56*(d_model*x53*x58 + x35*x54/x58 + x53*x59*x60 + x55/x59 + x61)), x0*x3*x6*x60*(x44*numpy.where(numpy.greater_equal(k_top, x64), x63, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x66*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x65))) + numpy.where(numpy.greater_equal(ctx_win, x64), x63, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x66*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x65))))/flops_attn + x3*(n_attn*x23 + 2*b*q_lm*x38 + x6*(2*n_ff/s + 2*x62) + x6*(f_idx*n_layers*x63*(xi_idx*x16 - xi_idx + 1) + w_idx*(2*x16 - 2)))/flops, p*(w_idx*sigma_attn*(x16 - 1) + sigma_attn*x68) + x42*x69 + x67, x10, x40*(n_layers*(x46*(x48 + x52*(d_ff + d_model)) + x52*(d_model + x35) + x52*(d_model + x60) + x61) + x39 + x41 + x45), p*(w_idx*(x15 - 1) + x62 + x68) + x67 + x69
 
 
-def physical_nccl_1d_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_1d_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return 4*n_layers*t_kernel
 
 
-def physical_nccl_1d_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_1d_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_gpu/(n_pp*sigma_attn)
     x1 = numpy.ceil(x0/node_size)
     x2 = numpy.log(x1)/numpy.log(2)
@@ -877,12 +876,12 @@ def physical_nccl_1d_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, c
     return 2*n_layers*numpy.where(numpy.less_equal(x0, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x2 + (7/125000)*x3 + x4 - 7/125000, (1/100000)*x2 + (3/2500000)*x3 + 2*x4 + 7/1250000), (17/1000000)*x2 + (1/400000)*x3 + (20/19)*x4 + 23/2000000))
 
 
-def physical_nccl_1d_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_1d_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     return (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x0 + 7/250000, (5/19)*x0 + 9/400000), (1/2)*x0 + 59/5000000)
 
 
-def physical_nccl_1d_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_1d_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
     x2 = sigma_attn**(-1.0)
@@ -913,34 +912,66 @@ def physical_nccl_1d_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ct
     return n_pp*(w_idx*p*x1 + x16*(n_ff_in + n_ff_out)*(d_ff*x12*x9 + d_ff*x5 + x15/x9) + x16*(p*x18*x20 + x11*x13*x22 + x12*x17*x24 + x12*x18*x26 + x15/x24 + x17*x5 + x18*x5 + x18*x25/x22 + x20*x25/x26) + x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, x3))/(hbm_bw*n_gpu)
 
 
-def physical_nccl_1d_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_1d_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return n_pp*d_model*vocab*p_emb/(hbm_bw*n_gpu)
 
 
-def physical_nccl_1d_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
-    return 0
+def physical_nccl_1d_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+    x0 = ctx + (1/2)*q_len - 1/2
+    x1 = 2*d_rope
+    x2 = n_q*q_len
+    x3 = x0*x2*(2*d_head + 2*d_nope + x1)
+    x4 = ctx + q_len - 1
+    x5 = numpy.greater_equal(ctx_win, x4)
+    x6 = numpy.greater_equal(k_top, x4)
+    x7 = numpy.greater(xi_mha, 0)
+    x8 = r_cmp**(-1.0)
+    x9 = x0*x8
+    x10 = x2*(4*c_kv + x1)
+    x11 = 2*ctx*c_kv*n_q*(d_head + d_nope) + x3
+    x12 = numpy.greater_equal(ctx, ctx_win)
+    x13 = ctx**2 - ctx
+    x14 = (1/2)/q_len
+    x15 = x14*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x13)
+    x16 = numpy.greater_equal(ctx, k_top)
+    x17 = k_top*x8
+    x18 = x14*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x13)
+    x19 = x18*x8
+    return b*n_layers*numpy.where(numpy.where(numpy.logical_and(x5, x6), numpy.logical_and(x7, numpy.less(x11, x10*(x0 + x9))), numpy.where(numpy.logical_and(x12, x6), numpy.logical_and(x7, numpy.less(x11, x10*(ctx_win + x9))), numpy.where(x6, numpy.logical_and(x7, numpy.less(x11, x10*(x15 + x9))), numpy.where(numpy.logical_and(x16, x5), numpy.logical_and(x7, numpy.less(x11, x10*(x0 + x17))), numpy.where(numpy.logical_and(x12, x16), numpy.logical_and(x7, numpy.less(x11, x10*(ctx_win + x17))), numpy.where(x16, numpy.logical_and(x7, numpy.less(x11, x10*(x15 + x17))), numpy.where(x5, numpy.logical_and(x7, numpy.less(x11, x10*(x0 + x19))), numpy.where(x12, numpy.logical_and(x7, numpy.less(x11, x10*(ctx_win + x19))), numpy.logical_and(x7, numpy.less(x11, x10*(x15 + x19))))))))))), x3, x10*(x8*numpy.where(x6, x0, numpy.where(x16, k_top, x18)) + numpy.where(x5, x0, numpy.where(x12, ctx_win, x15))))/(flops_attn*n_gpu)
 
 
-def physical_nccl_1d_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_1d_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = b*q_len
     x1 = 2*d_model
     x2 = n_gpu/(n_pp*sigma_attn)
     x3 = ctx + (1/2)*q_len - 1/2
-    x4 = 2*d_rope
-    x5 = n_q*q_len
-    x6 = ctx + q_len - 1
-    x7 = ctx**2 - ctx
-    x8 = (1/2)/q_len
-    x9 = x5*(4*c_kv + x4)*(numpy.where(numpy.greater_equal(ctx_win, x6), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x8*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x7))) + numpy.where(numpy.greater_equal(k_top, x6), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x8*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x7)))/r_cmp)
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x9, 2*ctx*c_kv*n_q*(d_head + d_nope) + x3*x5*(2*d_head + 2*d_nope + x4)), x9) + q_len*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2))) + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)))/(flops*n_gpu)
+    x4 = 2*ctx*c_kv*n_q*(d_head + d_nope)
+    x5 = ctx + q_len - 1
+    x6 = numpy.greater_equal(ctx_win, x5)
+    x7 = numpy.greater_equal(k_top, x5)
+    x8 = numpy.greater(xi_mha, 0)
+    x9 = r_cmp**(-1.0)
+    x10 = x3*x9
+    x11 = 2*d_rope
+    x12 = n_q*q_len
+    x13 = x12*(4*c_kv + x11)
+    x14 = x12*x3*(2*d_head + 2*d_nope + x11) + x4
+    x15 = numpy.greater_equal(ctx, ctx_win)
+    x16 = ctx**2 - ctx
+    x17 = (1/2)/q_len
+    x18 = x17*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x16)
+    x19 = numpy.greater_equal(ctx, k_top)
+    x20 = k_top*x9
+    x21 = x17*x9*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x16)
+    return (2*n_attn*x0 + b*n_layers*numpy.where(numpy.where(numpy.logical_and(x6, x7), numpy.logical_and(x8, numpy.less(x14, x13*(x10 + x3))), numpy.where(numpy.logical_and(x15, x7), numpy.logical_and(x8, numpy.less(x14, x13*(ctx_win + x10))), numpy.where(x7, numpy.logical_and(x8, numpy.less(x14, x13*(x10 + x18))), numpy.where(numpy.logical_and(x19, x6), numpy.logical_and(x8, numpy.less(x14, x13*(x20 + x3))), numpy.where(numpy.logical_and(x15, x19), numpy.logical_and(x8, numpy.less(x14, x13*(ctx_win + x20))), numpy.where(x19, numpy.logical_and(x8, numpy.less(x14, x13*(x18 + x20))), numpy.where(x6, numpy.logical_and(x8, numpy.less(x14, x13*(x21 + x3))), numpy.where(x15, numpy.logical_and(x8, numpy.less(x14, x13*(ctx_win + x21))), numpy.logical_and(x8, numpy.less(x14, x13*(x18 + x21))))))))))), x4, 0) + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2)))/(flops*n_gpu)
 
 
-def physical_nccl_1d_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_1d_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_gpu/(n_pp*sigma_attn)
     return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, x0) + p*(w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + n_ff))
 
 
-def physical_nccl_1d_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_1d_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = bw_ar_inter**(-1.0)
     x1 = b*d_model*p_act*q_len/n_gpu
     x2 = x0*x1
@@ -952,7 +983,7 @@ def physical_nccl_1d_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_a
     return 2*n_layers*numpy.where(numpy.less_equal(x3, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x5 + (7/125000)*x6 + x7 - 7/125000, (1/100000)*x5 + (3/2500000)*x6 + 2*x7 + 7/1250000), (17/1000000)*x5 + (1/400000)*x6 + (20/19)*x7 + 23/2000000)) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x2 + 7/250000, (5/19)*x2 + 9/400000), (1/2)*x2 + 59/5000000)
 
 
-def physical_nccl_1d_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_1d_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_pp/(hbm_bw*n_gpu)
     x1 = n_pp**(-1.0)
     x2 = n_gpu*x1
@@ -984,21 +1015,38 @@ def physical_nccl_1d_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_ac
     return d_model*vocab*p_emb*x0 + x0*(w_idx*p*x2 + x17*(n_ff_in + n_ff_out)*(d_ff*x10*x13 + d_ff*x6 + x16/x10) + x17*(p*x19*x21 + x12*x14*x23 + x13*x18*x25 + x13*x19*x27 + x16/x25 + x18*x6 + x19*x6 + x19*x26/x23 + x21*x26/x27) + x5*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, x4))
 
 
-def physical_nccl_1d_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
-    x0 = b*q_len
-    x1 = 2*d_model
-    x2 = n_gpu/(n_pp*sigma_attn)
-    x3 = ctx + (1/2)*q_len - 1/2
-    x4 = 2*d_rope
-    x5 = n_q*q_len
+def physical_nccl_1d_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+    x0 = n_gpu**(-1.0)
+    x1 = b*q_len
+    x2 = 2*d_model
+    x3 = n_gpu/(n_pp*sigma_attn)
+    x4 = ctx + (1/2)*q_len - 1/2
+    x5 = 2*ctx*c_kv*n_q*(d_head + d_nope)
     x6 = ctx + q_len - 1
-    x7 = ctx**2 - ctx
-    x8 = (1/2)/q_len
-    x9 = x5*(4*c_kv + x4)*(numpy.where(numpy.greater_equal(ctx_win, x6), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x8*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x7))) + numpy.where(numpy.greater_equal(k_top, x6), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x8*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x7)))/r_cmp)
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x9, 2*ctx*c_kv*n_q*(d_head + d_nope) + x3*x5*(2*d_head + 2*d_nope + x4)), x9) + q_len*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2))) + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)))/(flops*n_gpu)
+    x7 = numpy.greater_equal(ctx_win, x6)
+    x8 = numpy.greater_equal(k_top, x6)
+    x9 = numpy.greater(xi_mha, 0)
+    x10 = r_cmp**(-1.0)
+    x11 = x10*x4
+    x12 = 2*d_rope
+    x13 = n_q*q_len
+    x14 = x13*(4*c_kv + x12)
+    x15 = x13*x4*(2*d_head + 2*d_nope + x12)
+    x16 = x15 + x5
+    x17 = numpy.greater_equal(ctx, ctx_win)
+    x18 = ctx**2 - ctx
+    x19 = (1/2)/q_len
+    x20 = x19*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x18)
+    x21 = numpy.greater_equal(ctx, k_top)
+    x22 = k_top*x10
+    x23 = x19*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x18)
+    x24 = x10*x23
+    x25 = numpy.where(numpy.logical_and(x7, x8), numpy.logical_and(x9, numpy.greater(x14*(x11 + x4), x16)), numpy.where(numpy.logical_and(x17, x8), numpy.logical_and(x9, numpy.greater(x14*(ctx_win + x11), x16)), numpy.where(x8, numpy.logical_and(x9, numpy.less(x16, x14*(x11 + x20))), numpy.where(numpy.logical_and(x21, x7), numpy.logical_and(x9, numpy.greater(x14*(x22 + x4), x16)), numpy.where(numpy.logical_and(x17, x21), numpy.logical_and(x9, numpy.greater(x14*(ctx_win + x22), x16)), numpy.where(x21, numpy.logical_and(x9, numpy.less(x16, x14*(x20 + x22))), numpy.where(x7, numpy.logical_and(x9, numpy.less(x16, x14*(x24 + x4))), numpy.where(x17, numpy.logical_and(x9, numpy.less(x16, x14*(ctx_win + x24))), numpy.logical_and(x9, numpy.less(x16, x14*(x20 + x24)))))))))))
+    x26 = b*n_layers
+    return x0*x26*numpy.where(x25, x15, x14*(x10*numpy.where(x8, x4, numpy.where(x21, k_top, x23)) + numpy.where(x7, x4, numpy.where(x17, ctx_win, x20))))/flops_attn + x0*(2*n_attn*x1 + b*vocab*q_lm*x2 + x1*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x2*(n_ff_in + n_ff_out)) + x1*(f_idx*n_layers*x4*(xi_idx*x3 - xi_idx + 1) + w_idx*(2*x3 - 2)) + x26*numpy.where(x25, x5, 0))/flops
 
 
-def physical_nccl_1d_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_1d_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = bw_ar_inter**(-1.0)
     x1 = (1/2)*q_len
     x2 = n_gpu**(-1.0)
@@ -1020,55 +1068,70 @@ def physical_nccl_1d_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_a
     x18 = 2*x5
     x19 = 2*n_layers
     x20 = x19*numpy.where(numpy.less_equal(x12, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x14 + (7/125000)*x15 + x17 - 7/125000, (17/1000000)*x14 + (1/400000)*x15 + (20/19)*x17 + 23/2000000), (1/100000)*x14 + (3/2500000)*x15 + x16*x18*x4 + 7/1250000)) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x8 + 7/250000, (5/19)*x8 + 9/400000), b*x0*x1*x4 + 59/5000000)
-    x21 = d_model*vocab
-    x22 = n_ff_in + n_ff_out
-    x23 = ctx + x1 - 1/2
-    x24 = 2*n_q
-    x25 = 2*d_rope
-    x26 = n_q*q_len
-    x27 = ctx + q_len - 1
-    x28 = ctx**2 - ctx
-    x29 = (1/2)/q_len
-    x30 = r_cmp**(-1.0)
-    x31 = x26*(4*c_kv + x25)*(x30*numpy.where(numpy.greater_equal(k_top, x27), x23, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x29*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x28))) + numpy.where(numpy.greater_equal(ctx_win, x27), x23, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x29*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x28))))
-    x32 = n_pp*x2/hbm_bw
-    x33 = kv_win*numpy.minimum(ctx, ctx_win)
-    x34 = b*numpy.maximum(1, x12)
-    x35 = d_model*p
-    x36 = numpy.sqrt(d_model)
-    x37 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x38 = x36*x37
-    x39 = numpy.minimum(x12, numpy.maximum(1, x38/numpy.sqrt(d_ff)))
-    x40 = x10*x9
-    x41 = x40*x6
-    x42 = d_model*x6
-    x43 = n_gpu/(n_pp**2*sigma_attn**2)
-    x44 = x42*x43
-    x45 = sigma_attn*n_layers
-    x46 = d_head*n_q
-    x47 = c_kv + c_q
-    x48 = n_q + x24/g
-    x49 = d_head*x48
-    x50 = numpy.sqrt(x47)
-    x51 = numpy.minimum(x12, numpy.maximum(1, x37*x50/x36))
-    x52 = numpy.sqrt(d_head)
-    x53 = numpy.minimum(x12, numpy.maximum(1, x38/(numpy.sqrt(n_q)*x52)))
-    x54 = x43*x6
-    x55 = numpy.minimum(x12, numpy.maximum(1, x37*numpy.sqrt(x48)*x52/x50))
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + p*(w_idx*sigma_attn*(x12 - 1) + sigma_attn*(n_attn + n_ff)) + x34*(st_cmp + ctx*(kv_idx + kv_bytes) + x33))), 4*n_layers*t_kernel + x20*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x20, x2*(n_attn*x18 + 2*b*q_lm*x21 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x31, ctx*c_kv*x24*(d_head + d_nope) + x23*x26*(2*d_head + 2*d_nope + x25)), x31) + q_len*(f_idx*n_layers*x23*(xi_idx*x12 - xi_idx + 1) + w_idx*(2*x12 - 2))) + x5*(2*n_ff/s + d_model*d_ff_shared*n_sh*x19*x22))/flops), p_emb*x21*x32 + x32*(w_idx*p*x11 + x10*x34*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x30 + x33) + x22*x45*(d_ff*x35 + d_ff*x39*x41 + x44/x39) + x45*(p*x47*x49 + x35*x46 + x35*x47 + x40*x42*x51 + x41*x46*x53 + x41*x47*x55 + x44/x53 + x47*x54/x51 + x49*x54/x55))), numpy.inf)
+    x21 = n_pp*x2/hbm_bw
+    x22 = d_model*vocab
+    x23 = kv_win*numpy.minimum(ctx, ctx_win)
+    x24 = r_cmp**(-1.0)
+    x25 = b*numpy.maximum(1, x12)
+    x26 = n_ff_in + n_ff_out
+    x27 = d_model*p
+    x28 = numpy.sqrt(d_model)
+    x29 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x30 = x28*x29
+    x31 = numpy.minimum(x12, numpy.maximum(1, x30/numpy.sqrt(d_ff)))
+    x32 = x10*x9
+    x33 = x32*x6
+    x34 = d_model*x6
+    x35 = n_gpu/(n_pp**2*sigma_attn**2)
+    x36 = x34*x35
+    x37 = sigma_attn*n_layers
+    x38 = d_head*n_q
+    x39 = c_kv + c_q
+    x40 = 2*n_q
+    x41 = n_q + x40/g
+    x42 = d_head*x41
+    x43 = numpy.sqrt(x39)
+    x44 = numpy.minimum(x12, numpy.maximum(1, x29*x43/x28))
+    x45 = numpy.sqrt(d_head)
+    x46 = numpy.minimum(x12, numpy.maximum(1, x30/(numpy.sqrt(n_q)*x45)))
+    x47 = x35*x6
+    x48 = numpy.minimum(x12, numpy.maximum(1, x29*numpy.sqrt(x41)*x45/x43))
+    x49 = ctx + x1 - 1/2
+    x50 = ctx*c_kv*x40*(d_head + d_nope)
+    x51 = ctx + q_len - 1
+    x52 = numpy.greater_equal(ctx_win, x51)
+    x53 = numpy.greater_equal(k_top, x51)
+    x54 = numpy.greater(xi_mha, 0)
+    x55 = x24*x49
+    x56 = 2*d_rope
+    x57 = n_q*q_len
+    x58 = x57*(4*c_kv + x56)
+    x59 = x49*x57*(2*d_head + 2*d_nope + x56)
+    x60 = x50 + x59
+    x61 = numpy.greater_equal(ctx, ctx_win)
+    x62 = ctx**2 - ctx
+    x63 = (1/2)/q_len
+    x64 = x63*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x62)
+    x65 = numpy.greater_equal(ctx, k_top)
+    x66 = k_top*x24
+    x67 = x63*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x62)
+    x68 = x24*x67
+    x69 = numpy.where(numpy.logical_and(x52, x53), numpy.logical_and(x54, numpy.greater(x58*(x49 + x55), x60)), numpy.where(numpy.logical_and(x53, x61), numpy.logical_and(x54, numpy.greater(x58*(ctx_win + x55), x60)), numpy.where(x53, numpy.logical_and(x54, numpy.less(x60, x58*(x55 + x64))), numpy.where(numpy.logical_and(x52, x65), numpy.logical_and(x54, numpy.greater(x58*(x49 + x66), x60)), numpy.where(numpy.logical_and(x61, x65), numpy.logical_and(x54, numpy.greater(x58*(ctx_win + x66), x60)), numpy.where(x65, numpy.logical_and(x54, numpy.less(x60, x58*(x64 + x66))), numpy.where(x52, numpy.logical_and(x54, numpy.less(x60, x58*(x49 + x68))), numpy.where(x61, numpy.logical_and(x54, numpy.less(x60, x58*(ctx_win + x68))), numpy.logical_and(x54, numpy.less(x60, x58*(x64 + x68)))))))))))
+    x70 = b*n_layers
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + p*(w_idx*sigma_attn*(x12 - 1) + sigma_attn*(n_attn + n_ff)) + x25*(st_cmp + ctx*(kv_idx + kv_bytes) + x23))), 4*n_layers*t_kernel + x20*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x20, p_emb*x21*x22 + x21*(w_idx*p*x11 + x10*x25*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x24 + x23) + x26*x37*(d_ff*x27 + d_ff*x31*x33 + x36/x31) + x37*(p*x39*x42 + x27*x38 + x27*x39 + x32*x34*x44 + x33*x38*x46 + x33*x39*x48 + x36/x46 + x39*x47/x44 + x42*x47/x48))), x2*x70*numpy.where(x69, x59, x58*(x24*numpy.where(x53, x49, numpy.where(x65, k_top, x67)) + numpy.where(x52, x49, numpy.where(x61, ctx_win, x64))))/flops_attn + x2*(n_attn*x18 + 2*b*q_lm*x22 + x5*(2*n_ff/s + d_model*d_ff_shared*n_sh*x19*x26) + x5*(f_idx*n_layers*x49*(xi_idx*x12 - xi_idx + 1) + w_idx*(2*x12 - 2)) + x70*numpy.where(x69, x50, 0))/flops), numpy.inf)
 
 
-def physical_nccl_1d_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_1d_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_gpu/(n_pp*sigma_attn)
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, x0) + p*(w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + n_ff)))), 1, 0)
 
 
-def physical_nccl_1d_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_1d_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     return 4*n_layers*t_kernel + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x0 + 7/250000, (5/19)*x0 + 9/400000), (1/2)*x0 + 59/5000000)
 
 
-def physical_nccl_1d_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_1d_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = bw_ar_inter**(-1.0)
     x1 = b*d_model*p_act*q_len/n_gpu
     x2 = x0*x1
@@ -1086,7 +1149,7 @@ def physical_nccl_1d_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx
     return 2*n_layers*numpy.where(numpy.less_equal(x3, 1), 0, numpy.where(numpy.logical_and(numpy.greater_equal(x10, x11 + 77/1250000), numpy.greater_equal(x13, x11 - 59/10000000)), x7 + 7/1250000, numpy.where(numpy.greater_equal(x10, x13 + 27/400000), x12 + 23/2000000, x9 - 7/125000))) + (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x2, (1/2)*x2 + 81/2500000), numpy.less_equal(x2, (10/19)*x2 + 107/5000000)), 59/5000000, numpy.where(numpy.less_equal(x2, (19/20)*x2 + 209/10000000), 9/400000, 7/250000))
 
 
-def physical_nccl_1d_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_1d_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = bw_ar_inter**(-1.0)
     x1 = b*d_model*p_act*q_len/n_gpu
     x2 = x0*x1
@@ -1104,7 +1167,7 @@ def physical_nccl_1d_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, c
     return 2*n_layers*numpy.where(numpy.less_equal(x4, 1), 0, numpy.where(numpy.logical_and(numpy.greater_equal(x10, x11 + 77/1250000), numpy.greater_equal(x13, x11 - 59/10000000)), x8, numpy.where(numpy.greater_equal(x10, x13 + 27/400000), x12, x7))) + (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x2, x3 + 81/2500000), numpy.less_equal(x2, (10/19)*x2 + 107/5000000)), x3, numpy.where(numpy.less_equal(x2, (19/20)*x2 + 209/10000000), (5/19)*x2, (1/4)*x2))
 
 
-def physical_nccl_1d_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_1d_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = (1/2)*q_len
     x1 = n_gpu**(-1.0)
     x2 = d_model*p_act*x1/bw_ar_inter
@@ -1127,32 +1190,47 @@ def physical_nccl_1d_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, 
     x19 = d_model*d_ff_shared*n_layers*n_sh*x18
     x20 = x8/sigma_attn
     x21 = ctx + x0 - 1/2
-    x22 = 2*d_rope
-    x23 = n_q*q_len
-    x24 = ctx + q_len - 1
-    x25 = ctx**2 - ctx
-    x26 = (1/2)/q_len
-    x27 = x23*(4*c_kv + x22)*(x10*numpy.where(numpy.greater_equal(k_top, x24), x21, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x26*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x25))) + numpy.where(numpy.greater_equal(ctx_win, x24), x21, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x26*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x25))))
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(st_cmp + ctx*(kv_idx + kv_bytes) + x9) + p*(n_attn + n_ff + w_idx*(x8 - 1) + x19))), 4*n_layers*t_kernel + x5*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x5, n_pp*x1*(w_idx*p*x8 + n_layers*(p*x14*x17 + x12*x13 + x13*x14 + x15*(d_model + x12) + x15*(d_model + x14) + x15*(x14 + x17) + x18*(d_ff*x13 + x15*(d_ff + d_model))) + p_emb*x6 + x11*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x10 + x9))/hbm_bw), x1*(2*n_attn*x3 + 2*b*q_lm*x6 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x27, ctx*c_kv*x16*(d_head + d_nope) + x21*x23*(2*d_head + 2*d_nope + x22)), x27) + q_len*(f_idx*n_layers*x21*(xi_idx*x20 - xi_idx + 1) + w_idx*(2*x20 - 2))) + x3*(2*n_ff/s + 2*x19))/flops), numpy.inf)
+    x22 = ctx*c_kv*x16*(d_head + d_nope)
+    x23 = ctx + q_len - 1
+    x24 = numpy.greater_equal(ctx_win, x23)
+    x25 = numpy.greater_equal(k_top, x23)
+    x26 = numpy.greater(xi_mha, 0)
+    x27 = x10*x21
+    x28 = 2*d_rope
+    x29 = n_q*q_len
+    x30 = x29*(4*c_kv + x28)
+    x31 = x21*x29*(2*d_head + 2*d_nope + x28)
+    x32 = x22 + x31
+    x33 = numpy.greater_equal(ctx, ctx_win)
+    x34 = ctx**2 - ctx
+    x35 = (1/2)/q_len
+    x36 = x35*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x34)
+    x37 = numpy.greater_equal(ctx, k_top)
+    x38 = k_top*x10
+    x39 = x35*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x34)
+    x40 = x10*x39
+    x41 = numpy.where(numpy.logical_and(x24, x25), numpy.logical_and(x26, numpy.greater(x30*(x21 + x27), x32)), numpy.where(numpy.logical_and(x25, x33), numpy.logical_and(x26, numpy.greater(x30*(ctx_win + x27), x32)), numpy.where(x25, numpy.logical_and(x26, numpy.less(x32, x30*(x27 + x36))), numpy.where(numpy.logical_and(x24, x37), numpy.logical_and(x26, numpy.greater(x30*(x21 + x38), x32)), numpy.where(numpy.logical_and(x33, x37), numpy.logical_and(x26, numpy.greater(x30*(ctx_win + x38), x32)), numpy.where(x37, numpy.logical_and(x26, numpy.less(x32, x30*(x36 + x38))), numpy.where(x24, numpy.logical_and(x26, numpy.less(x32, x30*(x21 + x40))), numpy.where(x33, numpy.logical_and(x26, numpy.less(x32, x30*(ctx_win + x40))), numpy.logical_and(x26, numpy.less(x32, x30*(x36 + x40)))))))))))
+    x42 = b*n_layers
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(st_cmp + ctx*(kv_idx + kv_bytes) + x9) + p*(n_attn + n_ff + w_idx*(x8 - 1) + x19))), 4*n_layers*t_kernel + x5*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x5, n_pp*x1*(w_idx*p*x8 + n_layers*(p*x14*x17 + x12*x13 + x13*x14 + x15*(d_model + x12) + x15*(d_model + x14) + x15*(x14 + x17) + x18*(d_ff*x13 + x15*(d_ff + d_model))) + p_emb*x6 + x11*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x10 + x9))/hbm_bw), x1*x42*numpy.where(x41, x31, x30*(x10*numpy.where(x25, x21, numpy.where(x37, k_top, x39)) + numpy.where(x24, x21, numpy.where(x33, ctx_win, x36))))/flops_attn + x1*(2*n_attn*x3 + 2*b*q_lm*x6 + x3*(2*n_ff/s + 2*x19) + x3*(f_idx*n_layers*x21*(xi_idx*x20 - xi_idx + 1) + w_idx*(2*x20 - 2)) + x42*numpy.where(x41, x22, 0))/flops), numpy.inf)
 
 
-def physical_nccl_1d_mla__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_1d_mla__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     return (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x0 + 7/250000, (5/19)*x0 + 9/400000), (1/2)*x0 + 59/5000000)
 
 
-def physical_nccl_1d_mla__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_1d_mla__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     return (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x0, (1/2)*x0 + 81/2500000), numpy.less_equal(x0, (10/19)*x0 + 107/5000000)), 59/5000000, numpy.where(numpy.less_equal(x0, (19/20)*x0 + 209/10000000), 9/400000, 7/250000))
 
 
-def physical_nccl_1d_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_1d_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     x1 = (1/2)*x0
     return (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x0, x1 + 81/2500000), numpy.less_equal(x0, (10/19)*x0 + 107/5000000)), x1, numpy.where(numpy.less_equal(x0, (19/20)*x0 + 209/10000000), (5/19)*x0, (1/4)*x0))
 
 
-def physical_nccl_1d_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_1d_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_pp**(-1.0)
     x1 = b*x0
     x2 = d_head*n_q
@@ -1163,11 +1241,11 @@ def physical_nccl_1d_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p
     return n_pp*(n_gpu*w_idx*p*x0 + d_model*vocab*p_emb + n_layers*(p*x4*x6 + x2*x3 + x3*x4 + x5*(d_model + x2) + x5*(d_model + x4) + x5*(x4 + x6) + (n_ff_in + n_ff_out)*(d_ff*x3 + x5*(d_ff + d_model))) + x1*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp))/(hbm_bw*n_gpu)
 
 
-def physical_nccl_1d_mla__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_1d_mla__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes)) + p*(n_attn + n_ff + w_idx*(n_gpu/n_pp - 1) + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
-def physical_nccl_1d_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_1d_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = bw_ar_inter**(-1.0)
     x1 = (1/2)*q_len
     x2 = n_gpu**(-1.0)
@@ -1222,19 +1300,34 @@ def physical_nccl_1d_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act
     x51 = p*x41*x50 + x30*x41 + x30*x49
     x52 = d_model*d_ff_shared*n_sh*x29
     x53 = ctx + x1 - 1/2
-    x54 = 2*d_rope
-    x55 = n_q*q_len
-    x56 = ctx + q_len - 1
-    x57 = ctx**2 - ctx
-    x58 = (1/2)/q_len
-    x59 = x55*(4*c_kv + x54)*(x27*numpy.where(numpy.greater_equal(k_top, x56), x53, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x58*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x57))) + numpy.where(numpy.greater_equal(ctx_win, x56), x53, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x58*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x57))))
-    x60 = n_unembed*p_emb
-    x61 = n_attn + n_ff
-    x62 = b*(st_cmp + ctx*(kv_idx + kv_bytes) + x26)
-    return 4*n_layers*t_kernel, x9, x20*numpy.where(numpy.less_equal(x13, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x15 + (7/125000)*x16 + x18 - 7/125000, (17/1000000)*x15 + (1/400000)*x16 + (20/19)*x18 + 23/2000000), (1/100000)*x15 + (3/2500000)*x16 + x17*x19*x4 + 7/1250000)), x22*x23 + x23*(x24 + x25*x28 + x29*x40*(d_ff*x35*x37 + x31 + x39/x35) + x40*(d_model*x37*x43 + x37*x41*x47 + x37*x48*x49 + x38*x41/x43 + x38*x50/x47 + x39/x48 + x51)), x2*(n_attn*x19 + 2*b*q_lm*x21 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x59, ctx*c_kv*x45*(d_head + d_nope) + x53*x55*(2*d_head + 2*d_nope + x54)), x59) + q_len*(f_idx*n_layers*x53*(xi_idx*x13 - xi_idx + 1) + w_idx*(2*x13 - 2))) + x5*(2*n_ff/s + x20*x52))/flops, p*(w_idx*sigma_attn*(x13 - 1) + sigma_attn*x61) + x25*x62 + x60, x9, x23*(n_layers*(x29*(x31 + x36*(d_ff + d_model)) + x36*(d_model + x41) + x36*(d_model + x49) + x36*(x41 + x50) + x51) + x22 + x24 + x28), p*(w_idx*(x12 - 1) + n_layers*x52 + x61) + x60 + x62
+    x54 = ctx*c_kv*x45*(d_head + d_nope)
+    x55 = ctx + q_len - 1
+    x56 = numpy.greater_equal(ctx_win, x55)
+    x57 = numpy.greater_equal(k_top, x55)
+    x58 = numpy.greater(xi_mha, 0)
+    x59 = x27*x53
+    x60 = 2*d_rope
+    x61 = n_q*q_len
+    x62 = x61*(4*c_kv + x60)
+    x63 = x53*x61*(2*d_head + 2*d_nope + x60)
+    x64 = x54 + x63
+    x65 = numpy.greater_equal(ctx, ctx_win)
+    x66 = ctx**2 - ctx
+    x67 = (1/2)/q_len
+    x68 = x67*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x66)
+    x69 = numpy.greater_equal(ctx, k_top)
+    x70 = k_top*x27
+    x71 = x67*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x66)
+    x72 = x27*x71
+    x73 = numpy.where(numpy.logical_and(x56, x57), numpy.logical_and(x58, numpy.greater(x62*(x53 + x59), x64)), numpy.where(numpy.logical_and(x57, x65), numpy.logical_and(x58, numpy.greater(x62*(ctx_win + x59), x64)), numpy.where(x57, numpy.logical_and(x58, numpy.less(x64, x62*(x59 + x68))), numpy.where(numpy.logical_and(x56, x69), numpy.logical_and(x58, numpy.greater(x62*(x53 + x70), x64)), numpy.where(numpy.logical_and(x65, x69), numpy.logical_and(x58, numpy.greater(x62*(ctx_win + x70), x64)), numpy.where(x69, numpy.logical_and(x58, numpy.less(x64, x62*(x68 + x70))), numpy.where(x56, numpy.logical_and(x58, numpy.less(x64, x62*(x53 + x72))), numpy.where(x65, numpy.logical_and(x58, numpy.less(x64, x62*(ctx_win + x72))), numpy.logical_and(x58, numpy.less(x64, x62*(x68 + x72)))))))))))
+    x74 = b*n_layers
+    x75 = n_unembed*p_emb
+    x76 = n_attn + n_ff
+    x77 = b*(st_cmp + ctx*(kv_idx + kv_bytes) + x26)
+    return 4*n_layers*t_kernel, x9, x20*numpy.where(numpy.less_equal(x13, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x15 + (7/125000)*x16 + x18 - 7/125000, (17/1000000)*x15 + (1/400000)*x16 + (20/19)*x18 + 23/2000000), (1/100000)*x15 + (3/2500000)*x16 + x17*x19*x4 + 7/1250000)), x22*x23 + x23*(x24 + x25*x28 + x29*x40*(d_ff*x35*x37 + x31 + x39/x35) + x40*(d_model*x37*x43 + x37*x41*x47 + x37*x48*x49 + x38*x41/x43 + x38*x50/x47 + x39/x48 + x51)), x2*x74*numpy.where(x73, x63, x62*(x27*numpy.where(x57, x53, numpy.where(x69, k_top, x71)) + numpy.where(x56, x53, numpy.where(x65, ctx_win, x68))))/flops_attn + x2*(n_attn*x19 + 2*b*q_lm*x21 + x5*(2*n_ff/s + x20*x52) + x5*(f_idx*n_layers*x53*(xi_idx*x13 - xi_idx + 1) + w_idx*(2*x13 - 2)) + x74*numpy.where(x73, x54, 0))/flops, p*(w_idx*sigma_attn*(x13 - 1) + sigma_attn*x76) + x25*x77 + x75, x9, x23*(n_layers*(x29*(x31 + x36*(d_ff + d_model)) + x36*(d_model + x41) + x36*(d_model + x49) + x36*(x41 + x50) + x51) + x22 + x24 + x28), p*(w_idx*(x12 - 1) + n_layers*x52 + x76) + x75 + x77
 
 
-def physical_nccl_1d_mla__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_1d_mla__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = 4*n_layers*t_kernel
     x1 = 1 - omega_net
     x2 = bw_ar_inter**(-1.0)
@@ -1274,72 +1367,87 @@ def physical_nccl_1d_mla__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_ac
     x36 = sigma_attn**(-1.0)
     x37 = x15*x36
     x38 = ctx + x3 - 1/2
-    x39 = 2*d_rope
-    x40 = n_q*q_len
-    x41 = ctx + q_len - 1
-    x42 = ctx**2 - ctx
-    x43 = (1/2)/q_len
-    x44 = x40*(4*c_kv + x39)*(x18*numpy.where(numpy.greater_equal(k_top, x41), x38, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x43*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x42))) + numpy.where(numpy.greater_equal(ctx_win, x41), x38, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x43*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x42))))
-    x45 = x4*(n_attn*x32 + 2*b*q_lm*x12 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x44, ctx*c_kv*x27*(d_head + d_nope) + x38*x40*(2*d_head + 2*d_nope + x39)), x44) + q_len*(f_idx*n_layers*x38*(xi_idx*x37 - xi_idx + 1) + w_idx*(2*x37 - 2))) + x7*(2*n_ff/s + x33*x35))/flops
-    x46 = numpy.greater_equal(n_gpu, n_pp)
-    x47 = numpy.less_equal(n_pp, b)
-    x48 = hbm_cap*n_gpu
-    x49 = n_unembed*p_emb
-    x50 = b*(st_cmp + ctx*(kv_idx + kv_bytes) + x17)
-    x51 = n_attn + n_ff
-    x52 = numpy.where(numpy.logical_and(numpy.logical_and(x46, x47), numpy.greater_equal(x48, p*(w_idx*(x15 - 1) + n_layers*x35 + x51) + x49 + x50)), x0 + x1*x11 + numpy.maximum(numpy.maximum(x45, omega_net*x11), x31*(n_layers*(x21*(x23 + x24*(d_ff + d_model)) + x24*(d_model + x25) + x24*(d_model + x26) + x24*(x26 + x29) + x30) + x13 + x16 + x20)), numpy.inf)
-    x53 = numpy.log(2)**(-1.0)
-    x54 = numpy.ceil(x37/node_size)
-    x55 = x53*numpy.log(x54)
-    x56 = x37/x54
-    x57 = bw_ar_intra**(-1.0)
-    x58 = numpy.maximum(x2*(x54 - 1), x54*x57*numpy.maximum(0, x56 - 1))
-    x59 = x58*x9
-    x60 = x32*x6
-    x61 = x11 + x33*numpy.where(numpy.less_equal(x37, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x55 + (7/125000)*x56 + x59 - 7/125000, (1/100000)*x55 + (3/2500000)*x56 + x58*x60 + 7/1250000), (17/1000000)*x55 + (1/400000)*x56 + (20/19)*x59 + 23/2000000))
-    x62 = numpy.maximum(1, x37)
-    x63 = numpy.sqrt(d_model)
-    x64 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x65 = x63*x64
-    x66 = numpy.minimum(x37, numpy.maximum(1, x65/numpy.sqrt(d_ff)))
-    x67 = x24*x36
-    x68 = n_gpu/(n_pp**2*sigma_attn**2)
-    x69 = x68*x8
-    x70 = d_model*x69
-    x71 = sigma_attn*n_layers
-    x72 = numpy.sqrt(x26)
-    x73 = numpy.minimum(x37, numpy.maximum(1, x64*x72/x63))
-    x74 = numpy.sqrt(d_head)
-    x75 = numpy.minimum(x37, numpy.maximum(1, numpy.sqrt(x28)*x64*x74/x72))
-    x76 = numpy.minimum(x37, numpy.maximum(1, x65/(numpy.sqrt(n_q)*x74)))
-    x77 = x29*x8
-    x78 = x13*x31 + x31*(x16 + x20*x62 + x21*x71*(d_ff*x66*x67 + x23 + x70/x66) + x71*(d_model*x67*x73 + x25*x67*x76 + x26*x67*x75 + x26*x69/x73 + x30 + x68*x77/x75 + x70/x76))
-    x79 = numpy.logical_and(numpy.logical_and(x46, x47), numpy.greater_equal(x48, p*(w_idx*sigma_attn*(x37 - 1) + sigma_attn*x51) + x49 + x50*x62))
-    x80 = numpy.less_equal(x64, 1)
-    x81 = numpy.sqrt(x54)
-    x82 = x64/x81
-    x83 = numpy.maximum(x2*(x81 - 1), x57*x81*numpy.maximum(0, x82 - 1))
-    x84 = x83*x9
-    x85 = x53*numpy.log(x81)
-    x86 = (7/125000)*x82 + (7/125000)*x85 - 7/125000
-    x87 = x60*x83
-    x88 = (3/2500000)*x82 + (1/100000)*x85 + 7/1250000
-    x89 = (20/19)*x84
-    x90 = (1/400000)*x82 + (17/1000000)*x85 + 23/2000000
-    x91 = x4*x83
-    x92 = n_ff_in*x91*(d_ff*n_active + x34)
-    x93 = x8*x92
-    x94 = p_act*x32
-    x95 = x77*x91
-    x96 = n_layers*(numpy.where(x80, 0, numpy.minimum(numpy.minimum(x84 + x86, x87 + x88), x89 + x90)) + numpy.where(x80, 0, numpy.minimum(numpy.minimum(x86 + x93, x88 + x92*x94), x90 + (20/19)*x93)) + numpy.where(x80, 0, numpy.minimum(numpy.minimum(x86 + x95, x90 + (20/19)*x95), x29*x91*x94 + x88)) + numpy.where(x80, 0, numpy.minimum(numpy.minimum(n_ff_out*x84 + x86, n_ff_out*x87 + x88), n_ff_out*x89 + x90))) + x11
-    return x52, numpy.where(x79, x0 + x1*x61 + numpy.maximum(numpy.maximum(x45, x78), omega_net*x61), numpy.inf), x52, numpy.where(x79, x0 + x1*x96 + numpy.maximum(numpy.maximum(x45, x78), omega_net*x96), numpy.inf)
+    x39 = ctx*c_kv*x27*(d_head + d_nope)
+    x40 = ctx + q_len - 1
+    x41 = numpy.greater_equal(ctx_win, x40)
+    x42 = numpy.greater_equal(k_top, x40)
+    x43 = numpy.greater(xi_mha, 0)
+    x44 = x18*x38
+    x45 = 2*d_rope
+    x46 = n_q*q_len
+    x47 = x46*(4*c_kv + x45)
+    x48 = x38*x46*(2*d_head + 2*d_nope + x45)
+    x49 = x39 + x48
+    x50 = numpy.greater_equal(ctx, ctx_win)
+    x51 = ctx**2 - ctx
+    x52 = (1/2)/q_len
+    x53 = x52*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x51)
+    x54 = numpy.greater_equal(ctx, k_top)
+    x55 = k_top*x18
+    x56 = x52*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x51)
+    x57 = x18*x56
+    x58 = numpy.where(numpy.logical_and(x41, x42), numpy.logical_and(x43, numpy.greater(x47*(x38 + x44), x49)), numpy.where(numpy.logical_and(x42, x50), numpy.logical_and(x43, numpy.greater(x47*(ctx_win + x44), x49)), numpy.where(x42, numpy.logical_and(x43, numpy.less(x49, x47*(x44 + x53))), numpy.where(numpy.logical_and(x41, x54), numpy.logical_and(x43, numpy.greater(x47*(x38 + x55), x49)), numpy.where(numpy.logical_and(x50, x54), numpy.logical_and(x43, numpy.greater(x47*(ctx_win + x55), x49)), numpy.where(x54, numpy.logical_and(x43, numpy.less(x49, x47*(x53 + x55))), numpy.where(x41, numpy.logical_and(x43, numpy.less(x49, x47*(x38 + x57))), numpy.where(x50, numpy.logical_and(x43, numpy.less(x49, x47*(ctx_win + x57))), numpy.logical_and(x43, numpy.less(x49, x47*(x53 + x57)))))))))))
+    x59 = b*n_layers
+    x60 = x4*x59*numpy.where(x58, x48, x47*(x18*numpy.where(x42, x38, numpy.where(x54, k_top, x56)) + numpy.where(x41, x38, numpy.where(x50, ctx_win, x53))))/flops_attn + x4*(n_attn*x32 + 2*b*q_lm*x12 + x59*numpy.where(x58, x39, 0) + x7*(2*n_ff/s + x33*x35) + x7*(f_idx*n_layers*x38*(xi_idx*x37 - xi_idx + 1) + w_idx*(2*x37 - 2)))/flops
+    x61 = numpy.greater_equal(n_gpu, n_pp)
+    x62 = numpy.less_equal(n_pp, b)
+    x63 = hbm_cap*n_gpu
+    x64 = n_unembed*p_emb
+    x65 = b*(st_cmp + ctx*(kv_idx + kv_bytes) + x17)
+    x66 = n_attn + n_ff
+    x67 = numpy.where(numpy.logical_and(numpy.logical_and(x61, x62), numpy.greater_equal(x63, p*(w_idx*(x15 - 1) + n_layers*x35 + x66) + x64 + x65)), x0 + x1*x11 + numpy.maximum(numpy.maximum(x60, omega_net*x11), x31*(n_layers*(x21*(x23 + x24*(d_ff + d_model)) + x24*(d_model + x25) + x24*(d_model + x26) + x24*(x26 + x29) + x30) + x13 + x16 + x20)), numpy.inf)
+    x68 = numpy.log(2)**(-1.0)
+    x69 = numpy.ceil(x37/node_size)
+    x70 = x68*numpy.log(x69)
+    x71 = x37/x69
+    x72 = bw_ar_intra**(-1.0)
+    x73 = numpy.maximum(x2*(x69 - 1), x69*x72*numpy.maximum(0, x71 - 1))
+    x74 = x73*x9
+    x75 = x32*x6
+    x76 = x11 + x33*numpy.where(numpy.less_equal(x37, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x70 + (7/125000)*x71 + x74 - 7/125000, (1/100000)*x70 + (3/2500000)*x71 + x73*x75 + 7/1250000), (17/1000000)*x70 + (1/400000)*x71 + (20/19)*x74 + 23/2000000))
+    x77 = numpy.maximum(1, x37)
+    x78 = numpy.sqrt(d_model)
+    x79 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x80 = x78*x79
+    x81 = numpy.minimum(x37, numpy.maximum(1, x80/numpy.sqrt(d_ff)))
+    x82 = x24*x36
+    x83 = n_gpu/(n_pp**2*sigma_attn**2)
+    x84 = x8*x83
+    x85 = d_model*x84
+    x86 = sigma_attn*n_layers
+    x87 = numpy.sqrt(x26)
+    x88 = numpy.minimum(x37, numpy.maximum(1, x79*x87/x78))
+    x89 = numpy.sqrt(d_head)
+    x90 = numpy.minimum(x37, numpy.maximum(1, numpy.sqrt(x28)*x79*x89/x87))
+    x91 = numpy.minimum(x37, numpy.maximum(1, x80/(numpy.sqrt(n_q)*x89)))
+    x92 = x29*x8
+    x93 = x13*x31 + x31*(x16 + x20*x77 + x21*x86*(d_ff*x81*x82 + x23 + x85/x81) + x86*(d_model*x82*x88 + x25*x82*x91 + x26*x82*x90 + x26*x84/x88 + x30 + x83*x92/x90 + x85/x91))
+    x94 = numpy.logical_and(numpy.logical_and(x61, x62), numpy.greater_equal(x63, p*(w_idx*sigma_attn*(x37 - 1) + sigma_attn*x66) + x64 + x65*x77))
+    x95 = numpy.less_equal(x79, 1)
+    x96 = numpy.sqrt(x69)
+    x97 = x79/x96
+    x98 = numpy.maximum(x2*(x96 - 1), x72*x96*numpy.maximum(0, x97 - 1))
+    x99 = x9*x98
+    x100 = x68*numpy.log(x96)
+    x101 = (7/125000)*x100 + (7/125000)*x97 - 7/125000
+    x102 = x75*x98
+    x103 = (1/100000)*x100 + (3/2500000)*x97 + 7/1250000
+    x104 = (20/19)*x99
+    x105 = (17/1000000)*x100 + (1/400000)*x97 + 23/2000000
+    x106 = x4*x98
+    x107 = n_ff_in*x106*(d_ff*n_active + x34)
+    x108 = x107*x8
+    x109 = p_act*x32
+    x110 = x106*x92
+    x111 = n_layers*(numpy.where(x95, 0, numpy.minimum(numpy.minimum(x101 + x108, x103 + x107*x109), x105 + (20/19)*x108)) + numpy.where(x95, 0, numpy.minimum(numpy.minimum(x101 + x110, x105 + (20/19)*x110), x103 + x106*x109*x29)) + numpy.where(x95, 0, numpy.minimum(numpy.minimum(x101 + x99, x102 + x103), x104 + x105)) + numpy.where(x95, 0, numpy.minimum(numpy.minimum(n_ff_out*x102 + x103, n_ff_out*x104 + x105), n_ff_out*x99 + x101))) + x11
+    return x67, numpy.where(x94, x0 + x1*x76 + numpy.maximum(numpy.maximum(x60, x93), omega_net*x76), numpy.inf), x67, numpy.where(x94, x0 + x1*x111 + numpy.maximum(numpy.maximum(x60, x93), omega_net*x111), numpy.inf)
 
 
-def physical_nccl_2d_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_2d_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return 4*n_layers*t_kernel
 
 
-def physical_nccl_2d_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_2d_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
     x1 = numpy.less_equal(x0, 1)
     x2 = numpy.sqrt(numpy.ceil(n_gpu/(n_pp*sigma_attn*node_size)))
@@ -1357,12 +1465,12 @@ def physical_nccl_2d_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, c
     return n_layers*(numpy.where(x1, 0, numpy.minimum(numpy.minimum(x10 + x11, x5 + x7), x8 + x9)) + numpy.where(x1, 0, numpy.minimum(numpy.minimum(x12 + x7, x11 + (20/19)*x12), 2*x12 + x9)) + numpy.where(x1, 0, numpy.minimum(numpy.minimum(x13 + x7, x11 + (20/19)*x13), 2*x13 + x9)) + numpy.where(x1, 0, numpy.minimum(numpy.minimum(n_ff_out*x10 + x11, n_ff_out*x5 + x7), n_ff_out*x8 + x9)))
 
 
-def physical_nccl_2d_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_2d_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     return (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x0 + 7/250000, (5/19)*x0 + 9/400000), (1/2)*x0 + 59/5000000)
 
 
-def physical_nccl_2d_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_2d_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
     x2 = sigma_attn**(-1.0)
@@ -1393,34 +1501,66 @@ def physical_nccl_2d_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ct
     return n_pp*(w_idx*p*x1 + x16*(n_ff_in + n_ff_out)*(d_ff*x12*x9 + d_ff*x5 + x15/x9) + x16*(p*x18*x20 + x11*x13*x22 + x12*x17*x24 + x12*x18*x26 + x15/x24 + x17*x5 + x18*x5 + x18*x25/x22 + x20*x25/x26) + x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, x3))/(hbm_bw*n_gpu)
 
 
-def physical_nccl_2d_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_2d_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return n_pp*d_model*vocab*p_emb/(hbm_bw*n_gpu)
 
 
-def physical_nccl_2d_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
-    return 0
+def physical_nccl_2d_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+    x0 = ctx + (1/2)*q_len - 1/2
+    x1 = 2*d_rope
+    x2 = n_q*q_len
+    x3 = x0*x2*(2*d_head + 2*d_nope + x1)
+    x4 = ctx + q_len - 1
+    x5 = numpy.greater_equal(ctx_win, x4)
+    x6 = numpy.greater_equal(k_top, x4)
+    x7 = numpy.greater(xi_mha, 0)
+    x8 = r_cmp**(-1.0)
+    x9 = x0*x8
+    x10 = x2*(4*c_kv + x1)
+    x11 = 2*ctx*c_kv*n_q*(d_head + d_nope) + x3
+    x12 = numpy.greater_equal(ctx, ctx_win)
+    x13 = ctx**2 - ctx
+    x14 = (1/2)/q_len
+    x15 = x14*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x13)
+    x16 = numpy.greater_equal(ctx, k_top)
+    x17 = k_top*x8
+    x18 = x14*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x13)
+    x19 = x18*x8
+    return b*n_layers*numpy.where(numpy.where(numpy.logical_and(x5, x6), numpy.logical_and(x7, numpy.less(x11, x10*(x0 + x9))), numpy.where(numpy.logical_and(x12, x6), numpy.logical_and(x7, numpy.less(x11, x10*(ctx_win + x9))), numpy.where(x6, numpy.logical_and(x7, numpy.less(x11, x10*(x15 + x9))), numpy.where(numpy.logical_and(x16, x5), numpy.logical_and(x7, numpy.less(x11, x10*(x0 + x17))), numpy.where(numpy.logical_and(x12, x16), numpy.logical_and(x7, numpy.less(x11, x10*(ctx_win + x17))), numpy.where(x16, numpy.logical_and(x7, numpy.less(x11, x10*(x15 + x17))), numpy.where(x5, numpy.logical_and(x7, numpy.less(x11, x10*(x0 + x19))), numpy.where(x12, numpy.logical_and(x7, numpy.less(x11, x10*(ctx_win + x19))), numpy.logical_and(x7, numpy.less(x11, x10*(x15 + x19))))))))))), x3, x10*(x8*numpy.where(x6, x0, numpy.where(x16, k_top, x18)) + numpy.where(x5, x0, numpy.where(x12, ctx_win, x15))))/(flops_attn*n_gpu)
 
 
-def physical_nccl_2d_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_2d_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = b*q_len
     x1 = 2*d_model
     x2 = n_gpu/(n_pp*sigma_attn)
     x3 = ctx + (1/2)*q_len - 1/2
-    x4 = 2*d_rope
-    x5 = n_q*q_len
-    x6 = ctx + q_len - 1
-    x7 = ctx**2 - ctx
-    x8 = (1/2)/q_len
-    x9 = x5*(4*c_kv + x4)*(numpy.where(numpy.greater_equal(ctx_win, x6), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x8*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x7))) + numpy.where(numpy.greater_equal(k_top, x6), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x8*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x7)))/r_cmp)
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x9, 2*ctx*c_kv*n_q*(d_head + d_nope) + x3*x5*(2*d_head + 2*d_nope + x4)), x9) + q_len*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2))) + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)))/(flops*n_gpu)
+    x4 = 2*ctx*c_kv*n_q*(d_head + d_nope)
+    x5 = ctx + q_len - 1
+    x6 = numpy.greater_equal(ctx_win, x5)
+    x7 = numpy.greater_equal(k_top, x5)
+    x8 = numpy.greater(xi_mha, 0)
+    x9 = r_cmp**(-1.0)
+    x10 = x3*x9
+    x11 = 2*d_rope
+    x12 = n_q*q_len
+    x13 = x12*(4*c_kv + x11)
+    x14 = x12*x3*(2*d_head + 2*d_nope + x11) + x4
+    x15 = numpy.greater_equal(ctx, ctx_win)
+    x16 = ctx**2 - ctx
+    x17 = (1/2)/q_len
+    x18 = x17*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x16)
+    x19 = numpy.greater_equal(ctx, k_top)
+    x20 = k_top*x9
+    x21 = x17*x9*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x16)
+    return (2*n_attn*x0 + b*n_layers*numpy.where(numpy.where(numpy.logical_and(x6, x7), numpy.logical_and(x8, numpy.less(x14, x13*(x10 + x3))), numpy.where(numpy.logical_and(x15, x7), numpy.logical_and(x8, numpy.less(x14, x13*(ctx_win + x10))), numpy.where(x7, numpy.logical_and(x8, numpy.less(x14, x13*(x10 + x18))), numpy.where(numpy.logical_and(x19, x6), numpy.logical_and(x8, numpy.less(x14, x13*(x20 + x3))), numpy.where(numpy.logical_and(x15, x19), numpy.logical_and(x8, numpy.less(x14, x13*(ctx_win + x20))), numpy.where(x19, numpy.logical_and(x8, numpy.less(x14, x13*(x18 + x20))), numpy.where(x6, numpy.logical_and(x8, numpy.less(x14, x13*(x21 + x3))), numpy.where(x15, numpy.logical_and(x8, numpy.less(x14, x13*(ctx_win + x21))), numpy.logical_and(x8, numpy.less(x14, x13*(x18 + x21))))))))))), x4, 0) + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2)))/(flops*n_gpu)
 
 
-def physical_nccl_2d_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_2d_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_gpu/(n_pp*sigma_attn)
     return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, x0) + p*(w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + n_ff))
 
 
-def physical_nccl_2d_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_2d_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = bw_ar_inter**(-1.0)
     x1 = n_gpu**(-1.0)
     x2 = b*d_model*p_act*q_len*x0*x1
@@ -1441,7 +1581,7 @@ def physical_nccl_2d_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_a
     return n_layers*(numpy.where(x4, 0, numpy.minimum(numpy.minimum(x10 + x15, x12 + 2*x15), x14 + (20/19)*x15)) + numpy.where(x4, 0, numpy.minimum(numpy.minimum(x10 + x16, x12 + 2*x16), x14 + (20/19)*x16)) + numpy.where(x4, 0, numpy.minimum(numpy.minimum(x10 + x8, x11 + x12), x13 + x14)) + numpy.where(x4, 0, numpy.minimum(numpy.minimum(n_ff_out*x11 + x12, n_ff_out*x13 + x14), n_ff_out*x8 + x10))) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x2 + 7/250000, (5/19)*x2 + 9/400000), (1/2)*x2 + 59/5000000)
 
 
-def physical_nccl_2d_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_2d_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_pp/(hbm_bw*n_gpu)
     x1 = n_pp**(-1.0)
     x2 = n_gpu*x1
@@ -1473,21 +1613,38 @@ def physical_nccl_2d_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_ac
     return d_model*vocab*p_emb*x0 + x0*(w_idx*p*x2 + x17*(n_ff_in + n_ff_out)*(d_ff*x10*x13 + d_ff*x6 + x16/x10) + x17*(p*x19*x21 + x12*x14*x23 + x13*x18*x25 + x13*x19*x27 + x16/x25 + x18*x6 + x19*x6 + x19*x26/x23 + x21*x26/x27) + x5*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, x4))
 
 
-def physical_nccl_2d_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
-    x0 = b*q_len
-    x1 = 2*d_model
-    x2 = n_gpu/(n_pp*sigma_attn)
-    x3 = ctx + (1/2)*q_len - 1/2
-    x4 = 2*d_rope
-    x5 = n_q*q_len
+def physical_nccl_2d_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+    x0 = n_gpu**(-1.0)
+    x1 = b*q_len
+    x2 = 2*d_model
+    x3 = n_gpu/(n_pp*sigma_attn)
+    x4 = ctx + (1/2)*q_len - 1/2
+    x5 = 2*ctx*c_kv*n_q*(d_head + d_nope)
     x6 = ctx + q_len - 1
-    x7 = ctx**2 - ctx
-    x8 = (1/2)/q_len
-    x9 = x5*(4*c_kv + x4)*(numpy.where(numpy.greater_equal(ctx_win, x6), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x8*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x7))) + numpy.where(numpy.greater_equal(k_top, x6), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x8*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x7)))/r_cmp)
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x9, 2*ctx*c_kv*n_q*(d_head + d_nope) + x3*x5*(2*d_head + 2*d_nope + x4)), x9) + q_len*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2))) + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)))/(flops*n_gpu)
+    x7 = numpy.greater_equal(ctx_win, x6)
+    x8 = numpy.greater_equal(k_top, x6)
+    x9 = numpy.greater(xi_mha, 0)
+    x10 = r_cmp**(-1.0)
+    x11 = x10*x4
+    x12 = 2*d_rope
+    x13 = n_q*q_len
+    x14 = x13*(4*c_kv + x12)
+    x15 = x13*x4*(2*d_head + 2*d_nope + x12)
+    x16 = x15 + x5
+    x17 = numpy.greater_equal(ctx, ctx_win)
+    x18 = ctx**2 - ctx
+    x19 = (1/2)/q_len
+    x20 = x19*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x18)
+    x21 = numpy.greater_equal(ctx, k_top)
+    x22 = k_top*x10
+    x23 = x19*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x18)
+    x24 = x10*x23
+    x25 = numpy.where(numpy.logical_and(x7, x8), numpy.logical_and(x9, numpy.greater(x14*(x11 + x4), x16)), numpy.where(numpy.logical_and(x17, x8), numpy.logical_and(x9, numpy.greater(x14*(ctx_win + x11), x16)), numpy.where(x8, numpy.logical_and(x9, numpy.less(x16, x14*(x11 + x20))), numpy.where(numpy.logical_and(x21, x7), numpy.logical_and(x9, numpy.greater(x14*(x22 + x4), x16)), numpy.where(numpy.logical_and(x17, x21), numpy.logical_and(x9, numpy.greater(x14*(ctx_win + x22), x16)), numpy.where(x21, numpy.logical_and(x9, numpy.less(x16, x14*(x20 + x22))), numpy.where(x7, numpy.logical_and(x9, numpy.less(x16, x14*(x24 + x4))), numpy.where(x17, numpy.logical_and(x9, numpy.less(x16, x14*(ctx_win + x24))), numpy.logical_and(x9, numpy.less(x16, x14*(x20 + x24)))))))))))
+    x26 = b*n_layers
+    return x0*x26*numpy.where(x25, x15, x14*(x10*numpy.where(x8, x4, numpy.where(x21, k_top, x23)) + numpy.where(x7, x4, numpy.where(x17, ctx_win, x20))))/flops_attn + x0*(2*n_attn*x1 + b*vocab*q_lm*x2 + x1*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x2*(n_ff_in + n_ff_out)) + x1*(f_idx*n_layers*x4*(xi_idx*x3 - xi_idx + 1) + w_idx*(2*x3 - 2)) + x26*numpy.where(x25, x5, 0))/flops
 
 
-def physical_nccl_2d_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_2d_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = (1/2)*q_len
     x1 = bw_ar_inter**(-1.0)
     x2 = n_gpu**(-1.0)
@@ -1527,50 +1684,65 @@ def physical_nccl_2d_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_a
     x36 = x27*x35
     x37 = 2*d_head
     x38 = n_layers*(numpy.where(x9, 0, numpy.minimum(numpy.minimum(x18 + x20, x23 + x24), x25 + x26)) + numpy.where(x9, 0, numpy.minimum(numpy.minimum(x20 + x31, x26 + (20/19)*x31), x22*x27*x30 + x24)) + numpy.where(x9, 0, numpy.minimum(numpy.minimum(x20 + x36, x26 + (20/19)*x36), x24 + x28*x33*x37)) + numpy.where(x9, 0, numpy.minimum(numpy.minimum(n_ff_out*x18 + x20, n_ff_out*x23 + x24), n_ff_out*x25 + x26))) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x7 + 7/250000, (5/19)*x7 + 9/400000), b*p_act*x0*x4 + 59/5000000)
-    x39 = 2*d_model
-    x40 = n_ff_in + n_ff_out
-    x41 = ctx + x0 - 1/2
-    x42 = 2*d_rope
-    x43 = n_q*q_len
-    x44 = ctx + q_len - 1
-    x45 = ctx**2 - ctx
-    x46 = (1/2)/q_len
-    x47 = r_cmp**(-1.0)
-    x48 = x43*(4*c_kv + x42)*(x47*numpy.where(numpy.greater_equal(k_top, x44), x41, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x46*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x45))) + numpy.where(numpy.greater_equal(ctx_win, x44), x41, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x46*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x45))))
-    x49 = n_pp*x2/hbm_bw
-    x50 = kv_win*numpy.minimum(ctx, ctx_win)
-    x51 = b*numpy.maximum(1, x13)
-    x52 = d_model*p
-    x53 = numpy.sqrt(d_model)
-    x54 = x53*x8
-    x55 = numpy.minimum(x13, numpy.maximum(1, x54/numpy.sqrt(d_ff)))
-    x56 = x10*x11
-    x57 = x56*x6
-    x58 = d_model*x6
-    x59 = n_gpu/(n_pp**2*sigma_attn**2)
-    x60 = x58*x59
-    x61 = sigma_attn*n_layers
-    x62 = d_head*n_q
-    x63 = c_kv + c_q
-    x64 = numpy.sqrt(x63)
-    x65 = numpy.minimum(x13, numpy.maximum(1, x64*x8/x53))
-    x66 = numpy.sqrt(d_head)
-    x67 = numpy.minimum(x13, numpy.maximum(1, x54/(numpy.sqrt(n_q)*x66)))
-    x68 = numpy.minimum(x13, numpy.maximum(1, numpy.sqrt(x33)*x66*x8/x64))
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + p*(w_idx*sigma_attn*(x13 - 1) + sigma_attn*(n_attn + n_ff)) + x51*(st_cmp + ctx*(kv_idx + kv_bytes) + x50))), 4*n_layers*t_kernel + x38*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x38, x2*(n_attn*x21 + b*vocab*q_lm*x39 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x48, ctx*c_kv*x32*(d_head + d_nope) + x41*x43*(2*d_nope + x37 + x42)), x48) + q_len*(f_idx*n_layers*x41*(xi_idx*x13 - xi_idx + 1) + w_idx*(2*x13 - 2))) + x5*(2*n_ff/s + n_layers*x29*x39*x40))/flops), d_model*vocab*p_emb*x49 + x49*(w_idx*p*x12 + x11*x51*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x47 + x50) + x40*x61*(d_ff*x52 + d_ff*x55*x57 + x60/x55) + x61*(p*x34*x63 + x35*x59/x68 + x52*x62 + x52*x63 + x56*x58*x65 + x57*x62*x67 + x57*x63*x68 + x59*x6*x63/x65 + x60/x67))), numpy.inf)
+    x39 = n_pp*x2/hbm_bw
+    x40 = d_model*vocab
+    x41 = kv_win*numpy.minimum(ctx, ctx_win)
+    x42 = r_cmp**(-1.0)
+    x43 = b*numpy.maximum(1, x13)
+    x44 = n_ff_in + n_ff_out
+    x45 = d_model*p
+    x46 = numpy.sqrt(d_model)
+    x47 = x46*x8
+    x48 = numpy.minimum(x13, numpy.maximum(1, x47/numpy.sqrt(d_ff)))
+    x49 = x10*x11
+    x50 = x49*x6
+    x51 = d_model*x6
+    x52 = n_gpu/(n_pp**2*sigma_attn**2)
+    x53 = x51*x52
+    x54 = sigma_attn*n_layers
+    x55 = d_head*n_q
+    x56 = c_kv + c_q
+    x57 = numpy.sqrt(x56)
+    x58 = numpy.minimum(x13, numpy.maximum(1, x57*x8/x46))
+    x59 = numpy.sqrt(d_head)
+    x60 = numpy.minimum(x13, numpy.maximum(1, x47/(numpy.sqrt(n_q)*x59)))
+    x61 = numpy.minimum(x13, numpy.maximum(1, numpy.sqrt(x33)*x59*x8/x57))
+    x62 = ctx + x0 - 1/2
+    x63 = ctx*c_kv*x32*(d_head + d_nope)
+    x64 = ctx + q_len - 1
+    x65 = numpy.greater_equal(ctx_win, x64)
+    x66 = numpy.greater_equal(k_top, x64)
+    x67 = numpy.greater(xi_mha, 0)
+    x68 = x42*x62
+    x69 = 2*d_rope
+    x70 = n_q*q_len
+    x71 = x70*(4*c_kv + x69)
+    x72 = x62*x70*(2*d_nope + x37 + x69)
+    x73 = x63 + x72
+    x74 = numpy.greater_equal(ctx, ctx_win)
+    x75 = ctx**2 - ctx
+    x76 = (1/2)/q_len
+    x77 = x76*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x75)
+    x78 = numpy.greater_equal(ctx, k_top)
+    x79 = k_top*x42
+    x80 = x76*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x75)
+    x81 = x42*x80
+    x82 = numpy.where(numpy.logical_and(x65, x66), numpy.logical_and(x67, numpy.greater(x71*(x62 + x68), x73)), numpy.where(numpy.logical_and(x66, x74), numpy.logical_and(x67, numpy.greater(x71*(ctx_win + x68), x73)), numpy.where(x66, numpy.logical_and(x67, numpy.less(x73, x71*(x68 + x77))), numpy.where(numpy.logical_and(x65, x78), numpy.logical_and(x67, numpy.greater(x71*(x62 + x79), x73)), numpy.where(numpy.logical_and(x74, x78), numpy.logical_and(x67, numpy.greater(x71*(ctx_win + x79), x73)), numpy.where(x78, numpy.logical_and(x67, numpy.less(x73, x71*(x77 + x79))), numpy.where(x65, numpy.logical_and(x67, numpy.less(x73, x71*(x62 + x81))), numpy.where(x74, numpy.logical_and(x67, numpy.less(x73, x71*(ctx_win + x81))), numpy.logical_and(x67, numpy.less(x73, x71*(x77 + x81)))))))))))
+    x83 = b*n_layers
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + p*(w_idx*sigma_attn*(x13 - 1) + sigma_attn*(n_attn + n_ff)) + x43*(st_cmp + ctx*(kv_idx + kv_bytes) + x41))), 4*n_layers*t_kernel + x38*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x38, p_emb*x39*x40 + x39*(w_idx*p*x12 + x11*x43*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x42 + x41) + x44*x54*(d_ff*x45 + d_ff*x48*x50 + x53/x48) + x54*(p*x34*x56 + x35*x52/x61 + x45*x55 + x45*x56 + x49*x51*x58 + x50*x55*x60 + x50*x56*x61 + x52*x56*x6/x58 + x53/x60))), x2*x83*numpy.where(x82, x72, x71*(x42*numpy.where(x66, x62, numpy.where(x78, k_top, x80)) + numpy.where(x65, x62, numpy.where(x74, ctx_win, x77))))/flops_attn + x2*(n_attn*x21 + 2*b*q_lm*x40 + x5*(2*n_ff/s + 2*d_model*n_layers*x29*x44) + x5*(f_idx*n_layers*x62*(xi_idx*x13 - xi_idx + 1) + w_idx*(2*x13 - 2)) + x83*numpy.where(x82, x63, 0))/flops), numpy.inf)
 
 
-def physical_nccl_2d_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_2d_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_gpu/(n_pp*sigma_attn)
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, x0) + p*(w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + n_ff)))), 1, 0)
 
 
-def physical_nccl_2d_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_2d_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     return 4*n_layers*t_kernel + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x0 + 7/250000, (5/19)*x0 + 9/400000), (1/2)*x0 + 59/5000000)
 
 
-def physical_nccl_2d_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_2d_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = bw_ar_inter**(-1.0)
     x1 = n_gpu**(-1.0)
     x2 = b*d_model*p_act*q_len*x1
@@ -1608,7 +1780,7 @@ def physical_nccl_2d_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx
     return n_layers*(numpy.where(x5, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x14, x16 + 77/1250000), numpy.greater_equal(x19, x16 - 59/10000000)), x10, numpy.where(numpy.greater_equal(x14, x19 + 27/400000), x20, x21))) + numpy.where(x5, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x22, x23 + 77/1250000), numpy.greater_equal(x24, x23 - 59/10000000)), x10, numpy.where(numpy.greater_equal(x22, x24 + 27/400000), x20, x21))) + numpy.where(x5, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x27, x28 + 77/1250000), numpy.greater_equal(x29, x28 - 59/10000000)), x10, numpy.where(numpy.greater_equal(x27, x29 + 27/400000), x20, x21))) + numpy.where(x5, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x31, x32 + 77/1250000), numpy.greater_equal(x33, x32 - 59/10000000)), x10, numpy.where(numpy.greater_equal(x31, x33 + 27/400000), x20, x21)))) + (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x3, (1/2)*x3 + 81/2500000), numpy.less_equal(x3, (10/19)*x3 + 107/5000000)), 59/5000000, numpy.where(numpy.less_equal(x3, (19/20)*x3 + 209/10000000), 9/400000, 7/250000))
 
 
-def physical_nccl_2d_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_2d_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = bw_ar_inter**(-1.0)
     x1 = n_gpu**(-1.0)
     x2 = b*d_model*p_act*q_len*x1
@@ -1651,7 +1823,7 @@ def physical_nccl_2d_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, c
     return n_layers*(numpy.where(x6, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x14, x16 + 77/1250000), numpy.greater_equal(x19, x16 - 59/10000000)), x11, numpy.where(numpy.greater_equal(x14, x19 + 27/400000), x17, x10))) + numpy.where(x6, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x22, x23 + 77/1250000), numpy.greater_equal(x25, x23 - 59/10000000)), x20, numpy.where(numpy.greater_equal(x22, x25 + 27/400000), x24, x21))) + numpy.where(x6, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x29, x30 + 77/1250000), numpy.greater_equal(x32, x30 - 59/10000000)), x28, numpy.where(numpy.greater_equal(x29, x32 + 27/400000), x31, x27))) + numpy.where(x6, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x35, x36 + 77/1250000), numpy.greater_equal(x38, x36 - 59/10000000)), x34, numpy.where(numpy.greater_equal(x35, x38 + 27/400000), x37, x33)))) + (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x3, x4 + 81/2500000), numpy.less_equal(x3, (10/19)*x3 + 107/5000000)), x4, numpy.where(numpy.less_equal(x3, (19/20)*x3 + 209/10000000), (5/19)*x3, (1/4)*x3))
 
 
-def physical_nccl_2d_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_2d_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = (1/2)*q_len
     x1 = n_gpu**(-1.0)
     x2 = d_model*p_act*x1/bw_ar_inter
@@ -1674,32 +1846,47 @@ def physical_nccl_2d_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, 
     x19 = d_model*d_ff_shared*n_layers*n_sh*x18
     x20 = x8/sigma_attn
     x21 = ctx + x0 - 1/2
-    x22 = 2*d_rope
-    x23 = n_q*q_len
-    x24 = ctx + q_len - 1
-    x25 = ctx**2 - ctx
-    x26 = (1/2)/q_len
-    x27 = x23*(4*c_kv + x22)*(x10*numpy.where(numpy.greater_equal(k_top, x24), x21, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x26*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x25))) + numpy.where(numpy.greater_equal(ctx_win, x24), x21, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x26*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x25))))
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(st_cmp + ctx*(kv_idx + kv_bytes) + x9) + p*(n_attn + n_ff + w_idx*(x8 - 1) + x19))), 4*n_layers*t_kernel + x5*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x5, n_pp*x1*(w_idx*p*x8 + n_layers*(p*x14*x17 + x12*x13 + x13*x14 + x15*(d_model + x12) + x15*(d_model + x14) + x15*(x14 + x17) + x18*(d_ff*x13 + x15*(d_ff + d_model))) + p_emb*x6 + x11*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x10 + x9))/hbm_bw), x1*(2*n_attn*x3 + 2*b*q_lm*x6 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x27, ctx*c_kv*x16*(d_head + d_nope) + x21*x23*(2*d_head + 2*d_nope + x22)), x27) + q_len*(f_idx*n_layers*x21*(xi_idx*x20 - xi_idx + 1) + w_idx*(2*x20 - 2))) + x3*(2*n_ff/s + 2*x19))/flops), numpy.inf)
+    x22 = ctx*c_kv*x16*(d_head + d_nope)
+    x23 = ctx + q_len - 1
+    x24 = numpy.greater_equal(ctx_win, x23)
+    x25 = numpy.greater_equal(k_top, x23)
+    x26 = numpy.greater(xi_mha, 0)
+    x27 = x10*x21
+    x28 = 2*d_rope
+    x29 = n_q*q_len
+    x30 = x29*(4*c_kv + x28)
+    x31 = x21*x29*(2*d_head + 2*d_nope + x28)
+    x32 = x22 + x31
+    x33 = numpy.greater_equal(ctx, ctx_win)
+    x34 = ctx**2 - ctx
+    x35 = (1/2)/q_len
+    x36 = x35*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x34)
+    x37 = numpy.greater_equal(ctx, k_top)
+    x38 = k_top*x10
+    x39 = x35*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x34)
+    x40 = x10*x39
+    x41 = numpy.where(numpy.logical_and(x24, x25), numpy.logical_and(x26, numpy.greater(x30*(x21 + x27), x32)), numpy.where(numpy.logical_and(x25, x33), numpy.logical_and(x26, numpy.greater(x30*(ctx_win + x27), x32)), numpy.where(x25, numpy.logical_and(x26, numpy.less(x32, x30*(x27 + x36))), numpy.where(numpy.logical_and(x24, x37), numpy.logical_and(x26, numpy.greater(x30*(x21 + x38), x32)), numpy.where(numpy.logical_and(x33, x37), numpy.logical_and(x26, numpy.greater(x30*(ctx_win + x38), x32)), numpy.where(x37, numpy.logical_and(x26, numpy.less(x32, x30*(x36 + x38))), numpy.where(x24, numpy.logical_and(x26, numpy.less(x32, x30*(x21 + x40))), numpy.where(x33, numpy.logical_and(x26, numpy.less(x32, x30*(ctx_win + x40))), numpy.logical_and(x26, numpy.less(x32, x30*(x36 + x40)))))))))))
+    x42 = b*n_layers
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(st_cmp + ctx*(kv_idx + kv_bytes) + x9) + p*(n_attn + n_ff + w_idx*(x8 - 1) + x19))), 4*n_layers*t_kernel + x5*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x5, n_pp*x1*(w_idx*p*x8 + n_layers*(p*x14*x17 + x12*x13 + x13*x14 + x15*(d_model + x12) + x15*(d_model + x14) + x15*(x14 + x17) + x18*(d_ff*x13 + x15*(d_ff + d_model))) + p_emb*x6 + x11*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x10 + x9))/hbm_bw), x1*x42*numpy.where(x41, x31, x30*(x10*numpy.where(x25, x21, numpy.where(x37, k_top, x39)) + numpy.where(x24, x21, numpy.where(x33, ctx_win, x36))))/flops_attn + x1*(2*n_attn*x3 + 2*b*q_lm*x6 + x3*(2*n_ff/s + 2*x19) + x3*(f_idx*n_layers*x21*(xi_idx*x20 - xi_idx + 1) + w_idx*(2*x20 - 2)) + x42*numpy.where(x41, x22, 0))/flops), numpy.inf)
 
 
-def physical_nccl_2d_mla__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_2d_mla__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     return (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x0 + 7/250000, (5/19)*x0 + 9/400000), (1/2)*x0 + 59/5000000)
 
 
-def physical_nccl_2d_mla__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_2d_mla__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     return (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x0, (1/2)*x0 + 81/2500000), numpy.less_equal(x0, (10/19)*x0 + 107/5000000)), 59/5000000, numpy.where(numpy.less_equal(x0, (19/20)*x0 + 209/10000000), 9/400000, 7/250000))
 
 
-def physical_nccl_2d_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_2d_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     x1 = (1/2)*x0
     return (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x0, x1 + 81/2500000), numpy.less_equal(x0, (10/19)*x0 + 107/5000000)), x1, numpy.where(numpy.less_equal(x0, (19/20)*x0 + 209/10000000), (5/19)*x0, (1/4)*x0))
 
 
-def physical_nccl_2d_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_2d_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_pp**(-1.0)
     x1 = b*x0
     x2 = d_head*n_q
@@ -1710,11 +1897,11 @@ def physical_nccl_2d_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p
     return n_pp*(n_gpu*w_idx*p*x0 + d_model*vocab*p_emb + n_layers*(p*x4*x6 + x2*x3 + x3*x4 + x5*(d_model + x2) + x5*(d_model + x4) + x5*(x4 + x6) + (n_ff_in + n_ff_out)*(d_ff*x3 + x5*(d_ff + d_model))) + x1*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp))/(hbm_bw*n_gpu)
 
 
-def physical_nccl_2d_mla__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_2d_mla__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes)) + p*(n_attn + n_ff + w_idx*(n_gpu/n_pp - 1) + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
-def physical_nccl_2d_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_2d_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = bw_ar_inter**(-1.0)
     x1 = (1/2)*q_len
     x2 = n_gpu**(-1.0)
@@ -1784,23 +1971,38 @@ def physical_nccl_2d_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act
     x66 = p*x35*x59 + x48*x59 + x48*x65
     x67 = d_model*n_layers*x30*x47
     x68 = ctx + x1 - 1/2
-    x69 = 2*d_rope
-    x70 = n_q*q_len
-    x71 = ctx + q_len - 1
-    x72 = ctx**2 - ctx
-    x73 = (1/2)/q_len
-    x74 = x70*(4*c_kv + x69)*(x45*numpy.where(numpy.greater_equal(k_top, x71), x68, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x73*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x72))) + numpy.where(numpy.greater_equal(ctx_win, x71), x68, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x73*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x72))))
-    x75 = n_unembed*p_emb
-    x76 = n_attn + n_ff
-    x77 = b*(st_cmp + ctx*(kv_idx + kv_bytes) + x44)
-    return 4*n_layers*t_kernel, x9, n_layers*(numpy.where(x11, 0, numpy.minimum(numpy.minimum(x19 + x21, x24 + x25), x26 + x27)) + numpy.where(x11, 0, numpy.minimum(numpy.minimum(x21 + x32, x27 + (20/19)*x32), p_act*x2*x23*x31 + x25)) + numpy.where(x11, 0, numpy.minimum(numpy.minimum(x21 + x37, x27 + (20/19)*x37), x25 + x29*x34*x38)) + numpy.where(x11, 0, numpy.minimum(numpy.minimum(n_ff_out*x19 + x21, n_ff_out*x24 + x25), n_ff_out*x26 + x27))), x40*x41 + x41*(x42 + x43*x46 + x47*x58*(d_ff*x52*x54 + x49 + x57/x52) + x58*(d_model*x54*x61 + x36*x55/x63 + x54*x59*x63 + x54*x64*x65 + x56*x59/x61 + x57/x64 + x66)), x2*(n_attn*x22 + 2*b*q_lm*x39 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x74, ctx*c_kv*x33*(d_head + d_nope) + x68*x70*(2*d_nope + x38 + x69)), x74) + q_len*(f_idx*n_layers*x68*(xi_idx*x15 - xi_idx + 1) + w_idx*(2*x15 - 2))) + x5*(2*n_ff/s + 2*x67))/flops, p*(w_idx*sigma_attn*(x15 - 1) + sigma_attn*x76) + x43*x77 + x75, x9, x41*(n_layers*(x47*(x49 + x53*(d_ff + d_model)) + x53*(d_model + x59) + x53*(d_model + x65) + x53*(x35 + x59) + x66) + x40 + x42 + x46), p*(w_idx*(x14 - 1) + x67 + x76) + x75 + x77
+    x69 = ctx*c_kv*x33*(d_head + d_nope)
+    x70 = ctx + q_len - 1
+    x71 = numpy.greater_equal(ctx_win, x70)
+    x72 = numpy.greater_equal(k_top, x70)
+    x73 = numpy.greater(xi_mha, 0)
+    x74 = x45*x68
+    x75 = 2*d_rope
+    x76 = n_q*q_len
+    x77 = x76*(4*c_kv + x75)
+    x78 = x68*x76*(2*d_nope + x38 + x75)
+    x79 = x69 + x78
+    x80 = numpy.greater_equal(ctx, ctx_win)
+    x81 = ctx**2 - ctx
+    x82 = (1/2)/q_len
+    x83 = x82*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x81)
+    x84 = numpy.greater_equal(ctx, k_top)
+    x85 = k_top*x45
+    x86 = x82*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x81)
+    x87 = x45*x86
+    x88 = numpy.where(numpy.logical_and(x71, x72), numpy.logical_and(x73, numpy.greater(x77*(x68 + x74), x79)), numpy.where(numpy.logical_and(x72, x80), numpy.logical_and(x73, numpy.greater(x77*(ctx_win + x74), x79)), numpy.where(x72, numpy.logical_and(x73, numpy.less(x79, x77*(x74 + x83))), numpy.where(numpy.logical_and(x71, x84), numpy.logical_and(x73, numpy.greater(x77*(x68 + x85), x79)), numpy.where(numpy.logical_and(x80, x84), numpy.logical_and(x73, numpy.greater(x77*(ctx_win + x85), x79)), numpy.where(x84, numpy.logical_and(x73, numpy.less(x79, x77*(x83 + x85))), numpy.where(x71, numpy.logical_and(x73, numpy.less(x79, x77*(x68 + x87))), numpy.where(x80, numpy.logical_and(x73, numpy.less(x79, x77*(ctx_win + x87))), numpy.logical_and(x73, numpy.less(x79, x77*(x83 + x87)))))))))))
+    x89 = b*n_layers
+    x90 = n_unembed*p_emb
+    x91 = n_attn + n_ff
+    x92 = b*(st_cmp + ctx*(kv_idx + kv_bytes) + x44)
+    return 4*n_layers*t_kernel, x9, n_layers*(numpy.where(x11, 0, numpy.minimum(numpy.minimum(x19 + x21, x24 + x25), x26 + x27)) + numpy.where(x11, 0, numpy.minimum(numpy.minimum(x21 + x32, x27 + (20/19)*x32), p_act*x2*x23*x31 + x25)) + numpy.where(x11, 0, numpy.minimum(numpy.minimum(x21 + x37, x27 + (20/19)*x37), x25 + x29*x34*x38)) + numpy.where(x11, 0, numpy.minimum(numpy.minimum(n_ff_out*x19 + x21, n_ff_out*x24 + x25), n_ff_out*x26 + x27))), x40*x41 + x41*(x42 + x43*x46 + x47*x58*(d_ff*x52*x54 + x49 + x57/x52) + x58*(d_model*x54*x61 + x36*x55/x63 + x54*x59*x63 + x54*x64*x65 + x56*x59/x61 + x57/x64 + x66)), x2*x89*numpy.where(x88, x78, x77*(x45*numpy.where(x72, x68, numpy.where(x84, k_top, x86)) + numpy.where(x71, x68, numpy.where(x80, ctx_win, x83))))/flops_attn + x2*(n_attn*x22 + 2*b*q_lm*x39 + x5*(2*n_ff/s + 2*x67) + x5*(f_idx*n_layers*x68*(xi_idx*x15 - xi_idx + 1) + w_idx*(2*x15 - 2)) + x89*numpy.where(x88, x69, 0))/flops, p*(w_idx*sigma_attn*(x15 - 1) + sigma_attn*x91) + x43*x92 + x90, x9, x41*(n_layers*(x47*(x49 + x53*(d_ff + d_model)) + x53*(d_model + x59) + x53*(d_model + x65) + x53*(x35 + x59) + x66) + x40 + x42 + x46), p*(w_idx*(x14 - 1) + x67 + x91) + x90 + x92
 
 
-def physical_nccl_1d_moe__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_1d_moe__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return 4*n_layers*t_kernel
 
 
-def physical_nccl_1d_moe__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_1d_moe__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = sigma_attn**(-1.0)
     x1 = n_pp**(-1.0)
     x2 = n_gpu*x1
@@ -1824,22 +2026,23 @@ def physical_nccl_1d_moe__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, c
     x20 = numpy.minimum(n_experts, x2)
     x21 = numpy.where(x18, x20, 1)
     x22 = numpy.minimum(n_active, x21)
-    x23 = xi_ep*numpy.minimum(numpy.minimum(n_active, x21), numpy.ceil(x21*x5)) + (1 - xi_ep)*numpy.ceil(x22*x5)
-    x24 = x23**(-1.0)
-    x25 = x22*x24
-    x26 = (1 - x0)*numpy.maximum(x25*x9*(x23 - 1), x10*x23*numpy.maximum(0, x22*x24 - 1))
+    x23 = -x0
+    x24 = xi_ep*numpy.minimum(numpy.minimum(n_active, x21), numpy.ceil(x21*x5)) + (1 - xi_ep)*numpy.ceil(x22*x5)
+    x25 = x24**(-1.0)
+    x26 = x22*numpy.maximum(x10*numpy.maximum(0, x23 + x25), x9*numpy.minimum(x23 + 1, 1 - x25))
     x27 = x14*x26
-    x28 = x4*numpy.log(x23)
-    x29 = (3/5000000)*x25 + (1/200000)*x28 + 31/5000000
-    x30 = (1/800000)*x25 + (17/2000000)*x28 + 51/4000000
-    x31 = x12*x17
-    x32 = (7/250000)*x25 + (7/250000)*x28 - 7/250000
-    x33 = p_disp*x26
-    x34 = x13*x33
-    return n_layers*x16 + n_layers*numpy.where(numpy.where(x18, numpy.greater(x20, 1), False), x16 + numpy.where(x19, 0, numpy.minimum(numpy.minimum(x27 + x29, (10/19)*x27 + x30), p_act*x26*x31 + x32)) + numpy.where(x19, 0, numpy.minimum(numpy.minimum(x29 + x34, x30 + (10/19)*x34), x31*x33 + x32)), 0)
+    x28 = x4*numpy.log(x24)
+    x29 = x22*x25
+    x30 = (1/200000)*x28 + (3/5000000)*x29 + 31/5000000
+    x31 = (17/2000000)*x28 + (1/800000)*x29 + 51/4000000
+    x32 = x12*x17
+    x33 = (7/250000)*x28 + (7/250000)*x29 - 7/250000
+    x34 = p_disp*x26
+    x35 = x13*x34
+    return n_layers*x16 + n_layers*numpy.where(numpy.where(x18, numpy.greater(x20, 1), False), x16 + numpy.where(numpy.greater(sigma_attn, 1), numpy.where(x19, 0, numpy.minimum(numpy.minimum(x27 + x30, (10/19)*x27 + x31), p_act*x26*x32 + x33)) + numpy.where(x19, 0, numpy.minimum(numpy.minimum(x30 + x35, x31 + (10/19)*x35), x32*x34 + x33)), 0), 0)
 
 
-def physical_nccl_1d_moe__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_1d_moe__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = bw_ar_inter**(-1.0)
     x1 = b*q_len
     x2 = (1/2)*x1
@@ -1859,7 +2062,7 @@ def physical_nccl_1d_moe__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p
     return n_layers*numpy.where(numpy.where(x7, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x9, 1), numpy.less_equal(x8, 1), numpy.less_equal(x8/x9, 1)), 1, x8*numpy.where(numpy.less_equal(x9, 1), 1, x9**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x8, 1), 1, x8), 1)), 0, numpy.minimum(numpy.minimum((7/125000)*x12 + (7/125000)*x14 + x15 - 7/125000, (1/100000)*x12 + (3/2500000)*x14 + 2*x15 + 7/1250000), (17/1000000)*x12 + (1/400000)*x14 + (20/19)*x15 + 23/2000000)) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x5 + 7/250000, (5/19)*x5 + 9/400000), x0*x2*x3 + 59/5000000)
 
 
-def physical_nccl_1d_moe__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_1d_moe__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
     x2 = sigma_attn**(-1.0)
@@ -1885,7 +2088,7 @@ def physical_nccl_1d_moe__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ct
     return n_pp*(w_idx*p*x1 + n_sh*x16*(n_ff_in + n_ff_out)*(d_ff_shared*x12*x9 + d_ff_shared*x5 + x15/x9) + x16*(d_head*n_q*x12*x20 + d_head*x10*x14*x18/x21 + n_q*x17 + x11*x13*x21 + x15/x20 + x17*x18) + x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, g*x3/n_q))/(hbm_bw*n_gpu)
 
 
-def physical_nccl_1d_moe__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_1d_moe__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = s**(-1.0)
     x1 = n_pp**(-1.0)
     x2 = b*q_len*x1
@@ -1897,27 +2100,27 @@ def physical_nccl_1d_moe__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p,
     return n_pp*(d_model*vocab*p_emb + n_experts*n_layers*(1 - (1 - x0)**x2)*(n_ff_in + n_ff_out)*(d_ff*d_model*p + d_ff*x6*x7 + d_model*x5*x7/x6))/(hbm_bw*n_gpu)
 
 
-def physical_nccl_1d_moe__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
-    return 0
+def physical_nccl_1d_moe__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+    x0 = ctx + (1/2)*q_len - 1/2
+    x1 = ctx + q_len - 1
+    x2 = ctx**2 - ctx
+    x3 = (1/2)/q_len
+    return 4*b*d_head*n_layers*n_q*q_len*(numpy.where(numpy.greater_equal(ctx_win, x1), x0, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x3*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x2))) + numpy.where(numpy.greater_equal(k_top, x1), x0, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x3*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x2)))/r_cmp)/(flops_attn*n_gpu)
 
 
-def physical_nccl_1d_moe__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_1d_moe__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = b*q_len
     x1 = 2*d_model
     x2 = n_gpu/(n_pp*sigma_attn)
-    x3 = ctx + (1/2)*q_len - 1/2
-    x4 = ctx + q_len - 1
-    x5 = ctx**2 - ctx
-    x6 = (1/2)/q_len
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2) + 4*d_head*n_layers*n_q*(numpy.where(numpy.greater_equal(ctx_win, x4), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x6*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x5))) + numpy.where(numpy.greater_equal(k_top, x4), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x6*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x5)))/r_cmp)))/(flops*n_gpu)
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*(ctx + (1/2)*q_len - 1/2)*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2)))/(flops*n_gpu)
 
 
-def physical_nccl_1d_moe__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_1d_moe__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_gpu/(n_pp*sigma_attn)
     return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, g*x0/n_q) + p*(n_ff + w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))
 
 
-def physical_nccl_1d_moe__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_1d_moe__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = bw_ar_inter**(-1.0)
     x1 = b*q_len
     x2 = (1/2)*x1
@@ -1950,21 +2153,22 @@ def physical_nccl_1d_moe__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_a
     x29 = x7*numpy.maximum(x0*(x25 - 1), x18*x25*numpy.maximum(0, x24*x27 - 1))
     x30 = numpy.where(x21, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x11)), n_active, numpy.where(numpy.less_equal(n_experts, x11), n_experts, x11)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
     x31 = numpy.minimum(n_active, x23)
-    x32 = xi_ep*numpy.minimum(numpy.minimum(n_active, x23), numpy.ceil(x14*x23)) + (1 - xi_ep)*numpy.ceil(x14*x31)
-    x33 = x32**(-1.0)
-    x34 = x31*x33
-    x35 = (1 - x9)*numpy.maximum(x0*x34*(x32 - 1), x18*x32*numpy.maximum(0, x31*x33 - 1))
+    x32 = -x9
+    x33 = xi_ep*numpy.minimum(numpy.minimum(n_active, x23), numpy.ceil(x14*x23)) + (1 - xi_ep)*numpy.ceil(x14*x31)
+    x34 = x33**(-1.0)
+    x35 = x31*numpy.maximum(x18*numpy.maximum(0, x32 + x34), x0*numpy.minimum(x32 + 1, 1 - x34))
     x36 = x35*x7
-    x37 = x13*numpy.log(x32)
-    x38 = (3/5000000)*x34 + (1/200000)*x37 + 31/5000000
-    x39 = (1/800000)*x34 + (17/2000000)*x37 + 51/4000000
-    x40 = (7/250000)*x34 + (7/250000)*x37 - 7/250000
-    x41 = p_disp*x35
-    x42 = x41*x6
-    return n_layers*x20 + n_layers*numpy.where(numpy.where(x21, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x22, 1), numpy.less_equal(x11, 1), numpy.less_equal(x11/x22, 1)), 1, x11*numpy.where(numpy.less_equal(x22, 1), 1, x22**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x11, 1), 1, x11), 1)), 0, numpy.minimum(numpy.minimum((7/125000)*x26 + (7/125000)*x28 + x29 - 7/125000, (1/100000)*x26 + (3/2500000)*x28 + 2*x29 + 7/1250000), (17/1000000)*x26 + (1/400000)*x28 + (20/19)*x29 + 23/2000000)) + n_layers*numpy.where(numpy.where(x21, numpy.greater(x22, 1), False), x20 + numpy.where(x30, 0, numpy.minimum(numpy.minimum(x36 + x38, (10/19)*x36 + x39), x35*x5 + x40)) + numpy.where(x30, 0, numpy.minimum(numpy.minimum(x38 + x42, x39 + (10/19)*x42), x4*x41 + x40)), 0) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x8 + 7/250000, (5/19)*x8 + 9/400000), x0*x5 + 59/5000000)
+    x37 = x13*numpy.log(x33)
+    x38 = x31*x34
+    x39 = (1/200000)*x37 + (3/5000000)*x38 + 31/5000000
+    x40 = (17/2000000)*x37 + (1/800000)*x38 + 51/4000000
+    x41 = (7/250000)*x37 + (7/250000)*x38 - 7/250000
+    x42 = p_disp*x35
+    x43 = x42*x6
+    return n_layers*x20 + n_layers*numpy.where(numpy.where(x21, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x22, 1), numpy.less_equal(x11, 1), numpy.less_equal(x11/x22, 1)), 1, x11*numpy.where(numpy.less_equal(x22, 1), 1, x22**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x11, 1), 1, x11), 1)), 0, numpy.minimum(numpy.minimum((7/125000)*x26 + (7/125000)*x28 + x29 - 7/125000, (1/100000)*x26 + (3/2500000)*x28 + 2*x29 + 7/1250000), (17/1000000)*x26 + (1/400000)*x28 + (20/19)*x29 + 23/2000000)) + n_layers*numpy.where(numpy.where(x21, numpy.greater(x22, 1), False), x20 + numpy.where(numpy.greater(sigma_attn, 1), numpy.where(x30, 0, numpy.minimum(numpy.minimum(x36 + x39, (10/19)*x36 + x40), x35*x5 + x41)) + numpy.where(x30, 0, numpy.minimum(numpy.minimum(x39 + x43, x40 + (10/19)*x43), x4*x42 + x41)), 0), 0) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x8 + 7/250000, (5/19)*x8 + 9/400000), x0*x5 + 59/5000000)
 
 
-def physical_nccl_1d_moe__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_1d_moe__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_ff_in + n_ff_out
     x1 = s**(-1.0)
     x2 = n_pp**(-1.0)
@@ -1996,18 +2200,19 @@ def physical_nccl_1d_moe__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_ac
     return x13*(d_model*vocab*p_emb + n_experts*n_layers*x0*(1 - (1 - x1)**x4)*(d_ff*x10*x12 + d_ff*x5 + d_model*x12*x9/x10)) + x13*(w_idx*p*x6 + n_sh*x0*x22*(d_ff_shared*x18*x19 + d_ff_shared*x5 + x21/x18) + x22*(d_head*n_q*x19*x26 + d_head*x20*x24/x27 + d_model*x19*x27 + n_q*x23 + x21/x26 + x23*x24) + x3*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, g*x15/n_q))
 
 
-def physical_nccl_1d_moe__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
-    x0 = b*q_len
-    x1 = 2*d_model
-    x2 = n_gpu/(n_pp*sigma_attn)
-    x3 = ctx + (1/2)*q_len - 1/2
-    x4 = ctx + q_len - 1
-    x5 = ctx**2 - ctx
-    x6 = (1/2)/q_len
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2) + 4*d_head*n_layers*n_q*(numpy.where(numpy.greater_equal(ctx_win, x4), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x6*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x5))) + numpy.where(numpy.greater_equal(k_top, x4), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x6*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x5)))/r_cmp)))/(flops*n_gpu)
+def physical_nccl_1d_moe__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+    x0 = n_gpu**(-1.0)
+    x1 = b*q_len
+    x2 = 2*d_model
+    x3 = n_gpu/(n_pp*sigma_attn)
+    x4 = ctx + (1/2)*q_len - 1/2
+    x5 = ctx + q_len - 1
+    x6 = ctx**2 - ctx
+    x7 = (1/2)/q_len
+    return 4*d_head*n_layers*n_q*x0*x1*(numpy.where(numpy.greater_equal(ctx_win, x5), x4, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x7*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x6))) + numpy.where(numpy.greater_equal(k_top, x5), x4, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x7*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x6)))/r_cmp)/flops_attn + x0*(2*n_attn*x1 + b*vocab*q_lm*x2 + x1*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x2*(n_ff_in + n_ff_out)) + x1*(f_idx*n_layers*x4*(xi_idx*x3 - xi_idx + 1) + w_idx*(2*x3 - 2)))/flops
 
 
-def physical_nccl_1d_moe__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_1d_moe__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = 4*n_layers
     x1 = bw_ar_inter**(-1.0)
     x2 = (1/2)*q_len
@@ -2017,89 +2222,91 @@ def physical_nccl_1d_moe__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_a
     x6 = x4*x5
     x7 = x3*x6
     x8 = b*q_len
-    x9 = x6*x8
-    x10 = x1*x9
-    x11 = sigma_attn**(-1.0)
-    x12 = n_pp**(-1.0)
-    x13 = n_gpu*x12
-    x14 = x11*x13
-    x15 = numpy.log(2)**(-1.0)
-    x16 = node_size**(-1.0)
-    x17 = numpy.ceil(x14*x16)
-    x18 = x15*numpy.log(x17)
-    x19 = x14/x17
-    x20 = bw_ar_intra**(-1.0)
-    x21 = numpy.maximum(x1*(x17 - 1), x17*x20*numpy.maximum(0, x19 - 1))
-    x22 = x21*x9
-    x23 = 2*x8
-    x24 = x23*x6
-    x25 = numpy.where(numpy.less_equal(x14, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x18 + (7/125000)*x19 + x22 - 7/125000, (1/100000)*x18 + (3/2500000)*x19 + x21*x24 + 7/1250000), (17/1000000)*x18 + (1/400000)*x19 + (20/19)*x22 + 23/2000000))
-    x26 = numpy.less_equal(s, x12*x3)
-    x27 = numpy.minimum(n_experts, x13)
-    x28 = numpy.where(x26, x27, 1)
-    x29 = x13/numpy.maximum(1, x28)
-    x30 = numpy.maximum(1, x29)
-    x31 = numpy.ceil(x16*x30)
-    x32 = x15*numpy.log(x31)
-    x33 = x31**(-1.0)
-    x34 = x30*x33
-    x35 = numpy.maximum(x1*(x31 - 1), x20*x31*numpy.maximum(0, x30*x33 - 1))
-    x36 = x35*x9
-    x37 = numpy.where(x26, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x13)), n_active, numpy.where(numpy.less_equal(n_experts, x13), n_experts, x13)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
-    x38 = numpy.minimum(n_active, x28)
-    x39 = xi_ep*numpy.minimum(numpy.minimum(n_active, x28), numpy.ceil(x16*x28)) + (1 - xi_ep)*numpy.ceil(x16*x38)
-    x40 = x39**(-1.0)
-    x41 = x38*x40
-    x42 = (1 - x11)*numpy.maximum(x1*x41*(x39 - 1), x20*x39*numpy.maximum(0, x38*x40 - 1))
-    x43 = x42*x9
-    x44 = x15*numpy.log(x39)
-    x45 = (3/5000000)*x41 + (1/200000)*x44 + 31/5000000
-    x46 = (1/800000)*x41 + (17/2000000)*x44 + 51/4000000
-    x47 = (7/250000)*x41 + (7/250000)*x44 - 7/250000
-    x48 = d_model*p_disp*x4*x42
-    x49 = x48*x8
-    x50 = n_layers*x25 + n_layers*numpy.where(numpy.where(x26, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x27, 1), numpy.less_equal(x13, 1), numpy.less_equal(x13/x27, 1)), 1, x13*numpy.where(numpy.less_equal(x27, 1), 1, x27**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x13, 1), 1, x13), 1)), 0, numpy.minimum(numpy.minimum((7/125000)*x32 + (7/125000)*x34 + x36 - 7/125000, (17/1000000)*x32 + (1/400000)*x34 + (20/19)*x36 + 23/2000000), x24*x35 + (1/100000)*x32 + (3/2500000)*x34 + 7/1250000)) + n_layers*numpy.where(numpy.where(x26, numpy.greater(x27, 1), False), x25 + numpy.where(x37, 0, numpy.minimum(numpy.minimum(x43 + x45, (10/19)*x43 + x46), x42*x7 + x47)) + numpy.where(x37, 0, numpy.minimum(numpy.minimum(x45 + x49, x46 + (10/19)*x49), x3*x48 + x47)), 0) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x10 + 7/250000, (5/19)*x10 + 9/400000), x1*x7 + 59/5000000)
-    x51 = d_model*vocab
-    x52 = s**(-1.0)
-    x53 = n_ff_in + n_ff_out
-    x54 = n_layers*x53
-    x55 = d_model*d_ff_shared*n_sh*x54
-    x56 = ctx + x2 - 1/2
-    x57 = ctx + q_len - 1
-    x58 = ctx**2 - ctx
-    x59 = (1/2)/q_len
-    x60 = r_cmp**(-1.0)
-    x61 = d_head*n_q
-    x62 = x12*x8
-    x63 = d_model*p
-    x64 = numpy.sqrt(d_model)
-    x65 = numpy.maximum(1, numpy.minimum(x29, numpy.sqrt(x30)*x64/numpy.sqrt(d_ff)))
-    x66 = p_act*x62
-    x67 = x5*x62
-    x68 = n_pp*x4/hbm_bw
-    x69 = kv_win*numpy.minimum(ctx, ctx_win)
-    x70 = b*numpy.maximum(1, g*x14/n_q)
-    x71 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x72 = x64*x71
-    x73 = numpy.minimum(x14, numpy.maximum(1, x72/numpy.sqrt(d_ff_shared)))
-    x74 = x11*x66
-    x75 = n_gpu*x8/(n_pp**2*sigma_attn**2)
-    x76 = x5*x75
-    x77 = sigma_attn*n_layers
-    x78 = d_head*x63
-    x79 = n_q + 2*n_q/g
-    x80 = numpy.sqrt(d_head)
-    x81 = numpy.minimum(x14, numpy.maximum(1, x72/(numpy.sqrt(n_q)*x80)))
-    x82 = numpy.minimum(x14, numpy.maximum(1, x71*numpy.sqrt(x79)*x80/x64))
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + p*(n_ff + w_idx*sigma_attn*(x14 - 1) + sigma_attn*(n_attn + x55)) + x70*(st_cmp + ctx*(kv_idx + kv_bytes) + x69))), t_kernel*x0 + x50*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x50, x68*(n_experts*x54*(1 - (1 - x52)**x62)*(d_ff*x52*x65*x66 + d_ff*x63 + x30*x52*x67/x65) + p_emb*x51) + x68*(w_idx*p*x13 + n_sh*x53*x77*(d_ff_shared*x63 + d_ff_shared*x73*x74 + x76/x73) + x12*x70*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x60 + x69) + x77*(d_head*p_act*x75*x79/x82 + n_q*x78 + x11*x67*x82 + x61*x74*x81 + x76/x81 + x78*x79))), x4*(n_attn*x23 + 2*b*q_lm*x51 + x8*(2*n_ff*x52 + 2*x55) + x8*(f_idx*n_layers*x56*(xi_idx*x14 - xi_idx + 1) + w_idx*(2*x14 - 2) + x0*x61*(x60*numpy.where(numpy.greater_equal(k_top, x57), x56, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x59*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x58))) + numpy.where(numpy.greater_equal(ctx_win, x57), x56, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x59*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x58))))))/flops), numpy.inf)
+    x9 = x4*x8
+    x10 = x5*x9
+    x11 = x1*x10
+    x12 = sigma_attn**(-1.0)
+    x13 = n_pp**(-1.0)
+    x14 = n_gpu*x13
+    x15 = x12*x14
+    x16 = numpy.log(2)**(-1.0)
+    x17 = node_size**(-1.0)
+    x18 = numpy.ceil(x15*x17)
+    x19 = x16*numpy.log(x18)
+    x20 = x15/x18
+    x21 = bw_ar_intra**(-1.0)
+    x22 = numpy.maximum(x1*(x18 - 1), x18*x21*numpy.maximum(0, x20 - 1))
+    x23 = x10*x22
+    x24 = 2*x8
+    x25 = x24*x6
+    x26 = numpy.where(numpy.less_equal(x15, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x19 + (7/125000)*x20 + x23 - 7/125000, (1/100000)*x19 + (3/2500000)*x20 + x22*x25 + 7/1250000), (17/1000000)*x19 + (1/400000)*x20 + (20/19)*x23 + 23/2000000))
+    x27 = numpy.less_equal(s, x13*x3)
+    x28 = numpy.minimum(n_experts, x14)
+    x29 = numpy.where(x27, x28, 1)
+    x30 = x14/numpy.maximum(1, x29)
+    x31 = numpy.maximum(1, x30)
+    x32 = numpy.ceil(x17*x31)
+    x33 = x16*numpy.log(x32)
+    x34 = x32**(-1.0)
+    x35 = x31*x34
+    x36 = numpy.maximum(x1*(x32 - 1), x21*x32*numpy.maximum(0, x31*x34 - 1))
+    x37 = x10*x36
+    x38 = numpy.where(x27, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x14)), n_active, numpy.where(numpy.less_equal(n_experts, x14), n_experts, x14)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
+    x39 = numpy.minimum(n_active, x29)
+    x40 = -x12
+    x41 = xi_ep*numpy.minimum(numpy.minimum(n_active, x29), numpy.ceil(x17*x29)) + (1 - xi_ep)*numpy.ceil(x17*x39)
+    x42 = x41**(-1.0)
+    x43 = x39*numpy.maximum(x21*numpy.maximum(0, x40 + x42), x1*numpy.minimum(x40 + 1, 1 - x42))
+    x44 = x10*x43
+    x45 = x16*numpy.log(x41)
+    x46 = x39*x42
+    x47 = (1/200000)*x45 + (3/5000000)*x46 + 31/5000000
+    x48 = (17/2000000)*x45 + (1/800000)*x46 + 51/4000000
+    x49 = (7/250000)*x45 + (7/250000)*x46 - 7/250000
+    x50 = d_model*p_disp*x43
+    x51 = x50*x9
+    x52 = n_layers*x26 + n_layers*numpy.where(numpy.where(x27, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x28, 1), numpy.less_equal(x14, 1), numpy.less_equal(x14/x28, 1)), 1, x14*numpy.where(numpy.less_equal(x28, 1), 1, x28**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x14, 1), 1, x14), 1)), 0, numpy.minimum(numpy.minimum((7/125000)*x33 + (7/125000)*x35 + x37 - 7/125000, (17/1000000)*x33 + (1/400000)*x35 + (20/19)*x37 + 23/2000000), x25*x36 + (1/100000)*x33 + (3/2500000)*x35 + 7/1250000)) + n_layers*numpy.where(numpy.where(x27, numpy.greater(x28, 1), False), x26 + numpy.where(numpy.greater(sigma_attn, 1), numpy.where(x38, 0, numpy.minimum(numpy.minimum(x44 + x47, (10/19)*x44 + x48), x43*x7 + x49)) + numpy.where(x38, 0, numpy.minimum(numpy.minimum(x47 + x51, x48 + (10/19)*x51), x3*x4*x50 + x49)), 0), 0) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x11 + 7/250000, (5/19)*x11 + 9/400000), x1*x7 + 59/5000000)
+    x53 = d_model*vocab
+    x54 = s**(-1.0)
+    x55 = n_ff_in + n_ff_out
+    x56 = n_layers*x55
+    x57 = d_model*d_ff_shared*n_sh*x56
+    x58 = ctx + x2 - 1/2
+    x59 = ctx + q_len - 1
+    x60 = ctx**2 - ctx
+    x61 = (1/2)/q_len
+    x62 = r_cmp**(-1.0)
+    x63 = d_head*n_q
+    x64 = x13*x8
+    x65 = d_model*p
+    x66 = numpy.sqrt(d_model)
+    x67 = numpy.maximum(1, numpy.minimum(x30, numpy.sqrt(x31)*x66/numpy.sqrt(d_ff)))
+    x68 = p_act*x64
+    x69 = x5*x64
+    x70 = n_pp*x4/hbm_bw
+    x71 = kv_win*numpy.minimum(ctx, ctx_win)
+    x72 = b*numpy.maximum(1, g*x15/n_q)
+    x73 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x74 = x66*x73
+    x75 = numpy.minimum(x15, numpy.maximum(1, x74/numpy.sqrt(d_ff_shared)))
+    x76 = x12*x68
+    x77 = n_gpu*x8/(n_pp**2*sigma_attn**2)
+    x78 = x5*x77
+    x79 = sigma_attn*n_layers
+    x80 = d_head*x65
+    x81 = n_q + 2*n_q/g
+    x82 = numpy.sqrt(d_head)
+    x83 = numpy.minimum(x15, numpy.maximum(1, x74/(numpy.sqrt(n_q)*x82)))
+    x84 = numpy.minimum(x15, numpy.maximum(1, x73*numpy.sqrt(x81)*x82/x66))
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + p*(n_ff + w_idx*sigma_attn*(x15 - 1) + sigma_attn*(n_attn + x57)) + x72*(st_cmp + ctx*(kv_idx + kv_bytes) + x71))), t_kernel*x0 + x52*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x52, x70*(n_experts*x56*(1 - (1 - x54)**x64)*(d_ff*x54*x67*x68 + d_ff*x65 + x31*x54*x69/x67) + p_emb*x53) + x70*(w_idx*p*x14 + n_sh*x55*x79*(d_ff_shared*x65 + d_ff_shared*x75*x76 + x78/x75) + x13*x72*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x62 + x71) + x79*(d_head*p_act*x77*x81/x84 + n_q*x80 + x12*x69*x84 + x63*x76*x83 + x78/x83 + x80*x81))), x0*x63*x9*(x62*numpy.where(numpy.greater_equal(k_top, x59), x58, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x61*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x60))) + numpy.where(numpy.greater_equal(ctx_win, x59), x58, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x61*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x60))))/flops_attn + x4*(n_attn*x24 + 2*b*q_lm*x53 + x8*(2*n_ff*x54 + 2*x57) + x8*(f_idx*n_layers*x58*(xi_idx*x15 - xi_idx + 1) + w_idx*(2*x15 - 2)))/flops), numpy.inf)
 
 
-def physical_nccl_1d_moe__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_1d_moe__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_gpu/(n_pp*sigma_attn)
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, g*x0/n_q) + p*(n_ff + w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))))), 1, 0)
 
 
-def physical_nccl_1d_moe__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_1d_moe__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = bw_ar_inter**(-1.0)
     x1 = b*q_len
     x2 = (1/2)*x1
@@ -2119,7 +2326,7 @@ def physical_nccl_1d_moe__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act
     return 4*n_layers*t_kernel + n_layers*numpy.where(numpy.where(x7, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x9, 1), numpy.less_equal(x8, 1), numpy.less_equal(x8/x9, 1)), 1, x8*numpy.where(numpy.less_equal(x9, 1), 1, x9**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x8, 1), 1, x8), 1)), 0, numpy.minimum(numpy.minimum((7/125000)*x12 + (7/125000)*x14 + x15 - 7/125000, (1/100000)*x12 + (3/2500000)*x14 + 2*x15 + 7/1250000), (17/1000000)*x12 + (1/400000)*x14 + (20/19)*x15 + 23/2000000)) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x5 + 7/250000, (5/19)*x5 + 9/400000), x0*x2*x3 + 59/5000000)
 
 
-def physical_nccl_1d_moe__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_1d_moe__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = bw_ar_inter**(-1.0)
     x1 = b*q_len
     x2 = d_model/n_gpu
@@ -2186,53 +2393,51 @@ def physical_nccl_1d_moe__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx
     x63 = (1/200000)*x13
     x64 = x60/x61
     x65 = x62*x63 + (3/5000000)*x64 + 31/5000000
-    x66 = xi_ep*numpy.minimum(numpy.minimum(numpy.minimum(n_active, n_experts), x11), numpy.ceil(x14*x28)) + x59*numpy.ceil(x14*x56)
-    x67 = x66**(-1.0)
-    x68 = x56*x67
-    x69 = numpy.maximum(x0*x68*(x66 - 1), x19*x66*numpy.maximum(0, x56*x67 - 1))
-    x70 = 1 - x9
+    x66 = -x9
+    x67 = xi_ep*numpy.minimum(numpy.minimum(numpy.minimum(n_active, n_experts), x11), numpy.ceil(x14*x28)) + x59*numpy.ceil(x14*x56)
+    x68 = x67**(-1.0)
+    x69 = x66 + 1
+    x70 = x56*numpy.maximum(x19*numpy.maximum(0, x66 + x68), x0*numpy.minimum(x69, 1 - x68))
     x71 = x4*x70
-    x72 = x69*x71
-    x73 = numpy.log(x66)
-    x74 = x63*x73 + (3/5000000)*x68
-    x75 = x72 + x74
-    x76 = x13*x73
-    x77 = (1/800000)*x68 + (17/2000000)*x76
-    x78 = (10/19)*x72 + x77
-    x79 = x69*x70
-    x80 = (7/250000)*x68 + (7/250000)*x76
-    x81 = x79*x8 + x80
-    x82 = xi_ep*x57 + x59*numpy.ceil(x14*x57)
-    x83 = x82**(-1.0)
-    x84 = x57*x83
-    x85 = numpy.maximum(x0*x84*(x82 - 1), x19*x82*numpy.maximum(0, x57*x83 - 1))
-    x86 = x71*x85
-    x87 = numpy.log(x82)
-    x88 = x63*x87 + (3/5000000)*x84
-    x89 = x86 + x88
-    x90 = x13*x87
-    x91 = (1/800000)*x84 + (17/2000000)*x90
-    x92 = (10/19)*x86 + x91
-    x93 = x70*x85
-    x94 = (7/250000)*x84 + (7/250000)*x90
-    x95 = x8*x93 + x94
-    x96 = x13*x62
-    x97 = (1/800000)*x64 + (17/2000000)*x96 + 51/4000000
-    x98 = (7/250000)*x64 + (7/250000)*x96 - 7/250000
-    x99 = p_disp*x3
-    x100 = x79*x99
-    x101 = x100 + x74
-    x102 = (10/19)*x100 + x77
-    x103 = p_disp*x7
-    x104 = x103*x79 + x80
-    x105 = x93*x99
-    x106 = x105 + x88
-    x107 = (10/19)*x105 + x91
-    x108 = x103*x93 + x94
-    return n_layers*x26 + n_layers*numpy.where(numpy.where(x27, numpy.greater(x28, 1), False), x26 + numpy.where(x58, 0, numpy.where(numpy.where(x27, numpy.logical_and(numpy.less_equal(x101, x102 + 131/20000000), numpy.less_equal(x101, x104 - 171/5000000)), numpy.logical_and(numpy.less_equal(x106, x107 + 131/20000000), numpy.less_equal(x106, x108 - 171/5000000))), x65, numpy.where(numpy.where(x27, numpy.greater_equal(x104, x102 + 163/4000000), numpy.greater_equal(x108, x107 + 163/4000000)), x97, x98))) + numpy.where(x58, 0, numpy.where(numpy.where(x27, numpy.logical_and(numpy.less_equal(x75, x78 + 131/20000000), numpy.less_equal(x75, x81 - 171/5000000)), numpy.logical_and(numpy.less_equal(x89, x92 + 131/20000000), numpy.less_equal(x89, x95 - 171/5000000))), x65, numpy.where(numpy.where(x27, numpy.greater_equal(x81, x78 + 163/4000000), numpy.greater_equal(x95, x92 + 163/4000000)), x97, x98))), 0) + n_layers*numpy.where(numpy.where(x27, numpy.less_equal(x29, 1), numpy.less_equal(x30, 1)), 0, numpy.where(numpy.where(x27, numpy.logical_and(numpy.greater_equal(x43, x44 + 77/1250000), numpy.greater_equal(x45, x44 - 59/10000000)), numpy.logical_and(numpy.greater_equal(x52, x53 + 77/1250000), numpy.greater_equal(x54, x53 - 59/10000000))), x34*x35 + (3/2500000)*x36 + 7/1250000, numpy.where(numpy.where(x27, numpy.greater_equal(x43, x45 + 27/400000), numpy.greater_equal(x52, x54 + 27/400000)), (1/400000)*x36 + (17/1000000)*x55 + 23/2000000, (7/125000)*x36 + (7/125000)*x55 - 7/125000))) + (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x5, (10/19)*x5 + 107/5000000), numpy.less_equal(x5, x0*x8 + 81/2500000)), 59/5000000, numpy.where(numpy.less_equal(x5, (19/20)*x5 + 209/10000000), 9/400000, 7/250000))
+    x72 = numpy.log(x67)
+    x73 = x56*x68
+    x74 = x63*x72 + (3/5000000)*x73
+    x75 = x71 + x74
+    x76 = x13*x72
+    x77 = (1/800000)*x73 + (17/2000000)*x76
+    x78 = (10/19)*x71 + x77
+    x79 = (7/250000)*x73 + (7/250000)*x76
+    x80 = x70*x8 + x79
+    x81 = xi_ep*x57 + x59*numpy.ceil(x14*x57)
+    x82 = x81**(-1.0)
+    x83 = x57*numpy.maximum(x19*numpy.maximum(0, x66 + x82), x0*numpy.minimum(x69, 1 - x82))
+    x84 = x4*x83
+    x85 = numpy.log(x81)
+    x86 = x57*x82
+    x87 = x63*x85 + (3/5000000)*x86
+    x88 = x84 + x87
+    x89 = x13*x85
+    x90 = (1/800000)*x86 + (17/2000000)*x89
+    x91 = (10/19)*x84 + x90
+    x92 = (7/250000)*x86 + (7/250000)*x89
+    x93 = x8*x83 + x92
+    x94 = x13*x62
+    x95 = (1/800000)*x64 + (17/2000000)*x94 + 51/4000000
+    x96 = (7/250000)*x64 + (7/250000)*x94 - 7/250000
+    x97 = p_disp*x3
+    x98 = x70*x97
+    x99 = x74 + x98
+    x100 = x77 + (10/19)*x98
+    x101 = p_disp*x7
+    x102 = x101*x70 + x79
+    x103 = x83*x97
+    x104 = x103 + x87
+    x105 = (10/19)*x103 + x90
+    x106 = x101*x83 + x92
+    return n_layers*x26 + n_layers*numpy.where(numpy.where(x27, numpy.greater(x28, 1), False), x26 + numpy.where(numpy.greater(sigma_attn, 1), numpy.where(x58, 0, numpy.where(numpy.where(x27, numpy.logical_and(numpy.less_equal(x75, x78 + 131/20000000), numpy.less_equal(x75, x80 - 171/5000000)), numpy.logical_and(numpy.less_equal(x88, x91 + 131/20000000), numpy.less_equal(x88, x93 - 171/5000000))), x65, numpy.where(numpy.where(x27, numpy.greater_equal(x80, x78 + 163/4000000), numpy.greater_equal(x93, x91 + 163/4000000)), x95, x96))) + numpy.where(x58, 0, numpy.where(numpy.where(x27, numpy.logical_and(numpy.less_equal(x99, x100 + 131/20000000), numpy.less_equal(x99, x102 - 171/5000000)), numpy.logical_and(numpy.less_equal(x104, x105 + 131/20000000), numpy.less_equal(x104, x106 - 171/5000000))), x65, numpy.where(numpy.where(x27, numpy.greater_equal(x102, x100 + 163/4000000), numpy.greater_equal(x106, x105 + 163/4000000)), x95, x96))), 0), 0) + n_layers*numpy.where(numpy.where(x27, numpy.less_equal(x29, 1), numpy.less_equal(x30, 1)), 0, numpy.where(numpy.where(x27, numpy.logical_and(numpy.greater_equal(x43, x44 + 77/1250000), numpy.greater_equal(x45, x44 - 59/10000000)), numpy.logical_and(numpy.greater_equal(x52, x53 + 77/1250000), numpy.greater_equal(x54, x53 - 59/10000000))), x34*x35 + (3/2500000)*x36 + 7/1250000, numpy.where(numpy.where(x27, numpy.greater_equal(x43, x45 + 27/400000), numpy.greater_equal(x52, x54 + 27/400000)), (1/400000)*x36 + (17/1000000)*x55 + 23/2000000, (7/125000)*x36 + (7/125000)*x55 - 7/125000))) + (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x5, (10/19)*x5 + 107/5000000), numpy.less_equal(x5, x0*x8 + 81/2500000)), 59/5000000, numpy.where(numpy.less_equal(x5, (19/20)*x5 + 209/10000000), 9/400000, 7/250000))
 
 
-def physical_nccl_1d_moe__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_1d_moe__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = bw_ar_inter**(-1.0)
     x1 = b*q_len
     x2 = (1/2)*x1
@@ -2287,119 +2492,115 @@ def physical_nccl_1d_moe__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, c
     x51 = numpy.minimum(numpy.minimum(n_active, n_experts), x12)
     x52 = numpy.minimum(1, n_active)
     x53 = numpy.where(x27, numpy.less_equal(x51, 1), numpy.less_equal(x52, 1))
-    x54 = 1 - xi_ep
-    x55 = numpy.minimum(n_active, x31)
-    x56 = xi_ep*numpy.minimum(numpy.minimum(n_active, x31), numpy.ceil(x14*x31)) + x54*numpy.ceil(x14*x55)
-    x57 = x56**(-1.0)
-    x58 = numpy.maximum(x0*x55*x57*(x56 - 1), x16*x56*numpy.maximum(0, x55*x57 - 1))
-    x59 = 1 - x10
+    x54 = numpy.minimum(n_active, x31)
+    x55 = -x10
+    x56 = 1 - xi_ep
+    x57 = (xi_ep*numpy.minimum(numpy.minimum(n_active, x31), numpy.ceil(x14*x31)) + x56*numpy.ceil(x14*x54))**(-1.0)
+    x58 = x55 + 1
+    x59 = x54*numpy.maximum(x16*numpy.maximum(0, x55 + x57), x0*numpy.minimum(x58, 1 - x57))
     x60 = x59*x8
-    x61 = x58*x60
-    x62 = xi_ep*numpy.minimum(numpy.minimum(numpy.minimum(n_active, n_experts), x12), numpy.ceil(x14*x28)) + x54*numpy.ceil(x14*x51)
-    x63 = x62**(-1.0)
-    x64 = x51*x63
-    x65 = numpy.maximum(x0*x64*(x62 - 1), x16*x62*numpy.maximum(0, x51*x63 - 1))
-    x66 = x60*x65
-    x67 = x20*numpy.log(x62)
-    x68 = (3/5000000)*x64 + (1/200000)*x67
-    x69 = x66 + x68
-    x70 = (1/800000)*x64 + (17/2000000)*x67
-    x71 = (10/19)*x66 + x70
-    x72 = x5*x59
-    x73 = (7/250000)*x64 + (7/250000)*x67
-    x74 = x65*x72 + x73
-    x75 = xi_ep*x52 + x54*numpy.ceil(x14*x52)
-    x76 = x75**(-1.0)
-    x77 = x52*x76
-    x78 = numpy.maximum(x0*x77*(x75 - 1), x16*x75*numpy.maximum(0, x52*x76 - 1))
-    x79 = x60*x78
-    x80 = x20*numpy.log(x75)
-    x81 = (3/5000000)*x77 + (1/200000)*x80
-    x82 = x79 + x81
-    x83 = (1/800000)*x77 + (17/2000000)*x80
-    x84 = (10/19)*x79 + x83
-    x85 = (7/250000)*x77 + (7/250000)*x80
-    x86 = x72*x78 + x85
-    x87 = x58*x59
-    x88 = p_disp*x7
-    x89 = x87*x88
-    x90 = x59*x88
-    x91 = x65*x90
-    x92 = x68 + x91
-    x93 = x70 + (10/19)*x91
-    x94 = p_disp*x4
-    x95 = x59*x94
-    x96 = x65*x95 + x73
-    x97 = x78*x90
-    x98 = x81 + x97
-    x99 = x83 + (10/19)*x97
-    x100 = x78*x95 + x85
-    return n_layers*x26 + n_layers*numpy.where(numpy.where(x27, numpy.greater(x28, 1), False), x26 + numpy.where(x53, 0, numpy.where(numpy.where(x27, numpy.logical_and(numpy.less_equal(x69, x71 + 131/20000000), numpy.less_equal(x69, x74 - 171/5000000)), numpy.logical_and(numpy.less_equal(x82, x84 + 131/20000000), numpy.less_equal(x82, x86 - 171/5000000))), x61, numpy.where(numpy.where(x27, numpy.greater_equal(x74, x71 + 163/4000000), numpy.greater_equal(x86, x84 + 163/4000000)), (10/19)*x61, x5*x87))) + numpy.where(x53, 0, numpy.where(numpy.where(x27, numpy.logical_and(numpy.less_equal(x92, x93 + 131/20000000), numpy.less_equal(x92, x96 - 171/5000000)), numpy.logical_and(numpy.less_equal(x98, x100 - 171/5000000), numpy.less_equal(x98, x99 + 131/20000000))), x89, numpy.where(numpy.where(x27, numpy.greater_equal(x96, x93 + 163/4000000), numpy.greater_equal(x100, x99 + 163/4000000)), (10/19)*x89, x87*x94))), 0) + n_layers*numpy.where(numpy.where(x27, numpy.less_equal(x29, 1), numpy.less_equal(x30, 1)), 0, numpy.where(numpy.where(x27, numpy.logical_and(numpy.greater_equal(x40, x41 + 77/1250000), numpy.greater_equal(x42, x41 - 59/10000000)), numpy.logical_and(numpy.greater_equal(x48, x49 + 77/1250000), numpy.greater_equal(x50, x49 - 59/10000000))), 2*x34, numpy.where(numpy.where(x27, numpy.greater_equal(x40, x42 + 27/400000), numpy.greater_equal(x48, x50 + 27/400000)), (20/19)*x34, x34))) + (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x9, x6 + 81/2500000), numpy.less_equal(x9, (10/19)*x9 + 107/5000000)), x6, numpy.where(numpy.less_equal(x9, (19/20)*x9 + 209/10000000), (5/19)*x9, (1/4)*x9))
+    x61 = xi_ep*numpy.minimum(numpy.minimum(numpy.minimum(n_active, n_experts), x12), numpy.ceil(x14*x28)) + x56*numpy.ceil(x14*x51)
+    x62 = x61**(-1.0)
+    x63 = x51*numpy.maximum(x16*numpy.maximum(0, x55 + x62), x0*numpy.minimum(x58, 1 - x62))
+    x64 = x63*x8
+    x65 = x20*numpy.log(x61)
+    x66 = x51*x62
+    x67 = (1/200000)*x65 + (3/5000000)*x66
+    x68 = x64 + x67
+    x69 = (17/2000000)*x65 + (1/800000)*x66
+    x70 = (10/19)*x64 + x69
+    x71 = (7/250000)*x65 + (7/250000)*x66
+    x72 = x5*x63 + x71
+    x73 = xi_ep*x52 + x56*numpy.ceil(x14*x52)
+    x74 = x73**(-1.0)
+    x75 = x52*numpy.maximum(x16*numpy.maximum(0, x55 + x74), x0*numpy.minimum(x58, 1 - x74))
+    x76 = x75*x8
+    x77 = x20*numpy.log(x73)
+    x78 = x52*x74
+    x79 = (1/200000)*x77 + (3/5000000)*x78
+    x80 = x76 + x79
+    x81 = (17/2000000)*x77 + (1/800000)*x78
+    x82 = (10/19)*x76 + x81
+    x83 = (7/250000)*x77 + (7/250000)*x78
+    x84 = x5*x75 + x83
+    x85 = p_disp*x7
+    x86 = x59*x85
+    x87 = x63*x85
+    x88 = x67 + x87
+    x89 = x69 + (10/19)*x87
+    x90 = p_disp*x4
+    x91 = x63*x90 + x71
+    x92 = x75*x85
+    x93 = x79 + x92
+    x94 = x81 + (10/19)*x92
+    x95 = x75*x90 + x83
+    return n_layers*x26 + n_layers*numpy.where(numpy.where(x27, numpy.greater(x28, 1), False), x26 + numpy.where(numpy.greater(sigma_attn, 1), numpy.where(x53, 0, numpy.where(numpy.where(x27, numpy.logical_and(numpy.less_equal(x68, x70 + 131/20000000), numpy.less_equal(x68, x72 - 171/5000000)), numpy.logical_and(numpy.less_equal(x80, x82 + 131/20000000), numpy.less_equal(x80, x84 - 171/5000000))), x60, numpy.where(numpy.where(x27, numpy.greater_equal(x72, x70 + 163/4000000), numpy.greater_equal(x84, x82 + 163/4000000)), (10/19)*x60, x5*x59))) + numpy.where(x53, 0, numpy.where(numpy.where(x27, numpy.logical_and(numpy.less_equal(x88, x89 + 131/20000000), numpy.less_equal(x88, x91 - 171/5000000)), numpy.logical_and(numpy.less_equal(x93, x94 + 131/20000000), numpy.less_equal(x93, x95 - 171/5000000))), x86, numpy.where(numpy.where(x27, numpy.greater_equal(x91, x89 + 163/4000000), numpy.greater_equal(x95, x94 + 163/4000000)), (10/19)*x86, x59*x90))), 0), 0) + n_layers*numpy.where(numpy.where(x27, numpy.less_equal(x29, 1), numpy.less_equal(x30, 1)), 0, numpy.where(numpy.where(x27, numpy.logical_and(numpy.greater_equal(x40, x41 + 77/1250000), numpy.greater_equal(x42, x41 - 59/10000000)), numpy.logical_and(numpy.greater_equal(x48, x49 + 77/1250000), numpy.greater_equal(x50, x49 - 59/10000000))), 2*x34, numpy.where(numpy.where(x27, numpy.greater_equal(x40, x42 + 27/400000), numpy.greater_equal(x48, x50 + 27/400000)), (20/19)*x34, x34))) + (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x9, x6 + 81/2500000), numpy.less_equal(x9, (10/19)*x9 + 107/5000000)), x6, numpy.where(numpy.less_equal(x9, (19/20)*x9 + 209/10000000), (5/19)*x9, (1/4)*x9))
 
 
-def physical_nccl_1d_moe__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_1d_moe__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = 4*n_layers
-    x1 = (1/2)*q_len
-    x2 = bw_ar_inter**(-1.0)
-    x3 = n_gpu**(-1.0)
-    x4 = d_model*p_act*x3
-    x5 = x2*x4
+    x1 = n_gpu**(-1.0)
+    x2 = (1/2)*q_len
+    x3 = bw_ar_inter**(-1.0)
+    x4 = d_model*p_act
+    x5 = x3*x4
     x6 = b*q_len
-    x7 = x5*x6
-    x8 = n_pp**(-1.0)
-    x9 = b*x8
-    x10 = numpy.less_equal(s, x1*x9)
-    x11 = n_gpu*x8
-    x12 = numpy.minimum(n_experts, x11)
-    x13 = x11/numpy.maximum(1, numpy.where(x10, x12, 1))
-    x14 = numpy.maximum(1, x13)
-    x15 = numpy.ceil(x14/node_size)
-    x16 = numpy.log(x15)/numpy.log(2)
-    x17 = x15**(-1.0)
-    x18 = x14*x17
-    x19 = x4*numpy.maximum(x2*(x15 - 1), x15*numpy.maximum(0, x14*x17 - 1)/bw_ar_intra)
-    x20 = x19*x6
-    x21 = 2*x6
-    x22 = n_layers*numpy.where(numpy.where(x10, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x12, 1), numpy.less_equal(x11, 1), numpy.less_equal(x11/x12, 1)), 1, x11*numpy.where(numpy.less_equal(x12, 1), 1, x12**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x11, 1), 1, x11), 1)), 0, numpy.minimum(numpy.minimum((7/125000)*x16 + (7/125000)*x18 + x20 - 7/125000, (1/100000)*x16 + (3/2500000)*x18 + x19*x21 + 7/1250000), (17/1000000)*x16 + (1/400000)*x18 + (20/19)*x20 + 23/2000000)) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x7 + 7/250000, (5/19)*x7 + 9/400000), b*x1*x5 + 59/5000000)
-    x23 = d_model*vocab
-    x24 = s**(-1.0)
-    x25 = n_ff_in + n_ff_out
-    x26 = n_sh*x25
-    x27 = d_model*d_ff_shared*n_layers*x26
-    x28 = x11/sigma_attn
-    x29 = ctx + x1 - 1/2
-    x30 = ctx + q_len - 1
-    x31 = ctx**2 - ctx
-    x32 = (1/2)/q_len
-    x33 = r_cmp**(-1.0)
-    x34 = d_head*n_q
-    x35 = kv_win*numpy.minimum(ctx, ctx_win)
-    x36 = d_model*p
-    x37 = d_head*(n_q + 2*n_q/g)
-    x38 = x6*x8
-    x39 = p_act*x38
-    x40 = numpy.maximum(1, numpy.minimum(x13, numpy.sqrt(d_model)*numpy.sqrt(x14)/numpy.sqrt(d_ff)))
-    x41 = x24*x39
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(st_cmp + ctx*(kv_idx + kv_bytes) + x35) + p*(n_attn + n_ff + w_idx*(x11 - 1) + x27))), t_kernel*x0 + x22*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x22, n_pp*x3*(w_idx*p*x11 + n_layers*(n_experts*x25*(1 - (1 - x24)**x38)*(d_ff*x36 + d_ff*x40*x41 + d_model*x14*x41/x40) + x26*(d_ff_shared*x36 + x39*(d_model + d_ff_shared)) + x34*x36 + x36*x37 + x39*(d_model + x34) + x39*(d_model + x37)) + p_emb*x23 + x9*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x33 + x35))/hbm_bw), x3*(n_attn*x21 + 2*b*q_lm*x23 + x6*(2*n_ff*x24 + 2*x27) + x6*(f_idx*n_layers*x29*(xi_idx*x28 - xi_idx + 1) + w_idx*(2*x28 - 2) + x0*x34*(x33*numpy.where(numpy.greater_equal(k_top, x30), x29, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x32*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x31))) + numpy.where(numpy.greater_equal(ctx_win, x30), x29, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x32*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x31))))))/flops), numpy.inf)
+    x7 = x1*x6
+    x8 = x5*x7
+    x9 = n_pp**(-1.0)
+    x10 = b*x9
+    x11 = numpy.less_equal(s, x10*x2)
+    x12 = n_gpu*x9
+    x13 = numpy.minimum(n_experts, x12)
+    x14 = x12/numpy.maximum(1, numpy.where(x11, x13, 1))
+    x15 = numpy.maximum(1, x14)
+    x16 = numpy.ceil(x15/node_size)
+    x17 = numpy.log(x16)/numpy.log(2)
+    x18 = x16**(-1.0)
+    x19 = x15*x18
+    x20 = x4*numpy.maximum(x3*(x16 - 1), x16*numpy.maximum(0, x15*x18 - 1)/bw_ar_intra)
+    x21 = x20*x7
+    x22 = 2*x6
+    x23 = n_layers*numpy.where(numpy.where(x11, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x13, 1), numpy.less_equal(x12, 1), numpy.less_equal(x12/x13, 1)), 1, x12*numpy.where(numpy.less_equal(x13, 1), 1, x13**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x12, 1), 1, x12), 1)), 0, numpy.minimum(numpy.minimum((7/125000)*x17 + (7/125000)*x19 + x21 - 7/125000, (17/1000000)*x17 + (1/400000)*x19 + (20/19)*x21 + 23/2000000), x1*x20*x22 + (1/100000)*x17 + (3/2500000)*x19 + 7/1250000)) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x8 + 7/250000, (5/19)*x8 + 9/400000), b*x1*x2*x5 + 59/5000000)
+    x24 = d_model*vocab
+    x25 = s**(-1.0)
+    x26 = n_ff_in + n_ff_out
+    x27 = n_sh*x26
+    x28 = d_model*d_ff_shared*n_layers*x27
+    x29 = x12/sigma_attn
+    x30 = ctx + x2 - 1/2
+    x31 = ctx + q_len - 1
+    x32 = ctx**2 - ctx
+    x33 = (1/2)/q_len
+    x34 = r_cmp**(-1.0)
+    x35 = d_head*n_q
+    x36 = kv_win*numpy.minimum(ctx, ctx_win)
+    x37 = d_model*p
+    x38 = d_head*(n_q + 2*n_q/g)
+    x39 = x6*x9
+    x40 = p_act*x39
+    x41 = numpy.maximum(1, numpy.minimum(x14, numpy.sqrt(d_model)*numpy.sqrt(x15)/numpy.sqrt(d_ff)))
+    x42 = x25*x40
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(st_cmp + ctx*(kv_idx + kv_bytes) + x36) + p*(n_attn + n_ff + w_idx*(x12 - 1) + x28))), t_kernel*x0 + x23*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x23, n_pp*x1*(w_idx*p*x12 + n_layers*(n_experts*x26*(1 - (1 - x25)**x39)*(d_ff*x37 + d_ff*x41*x42 + d_model*x15*x42/x41) + x27*(d_ff_shared*x37 + x40*(d_model + d_ff_shared)) + x35*x37 + x37*x38 + x40*(d_model + x35) + x40*(d_model + x38)) + p_emb*x24 + x10*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x34 + x36))/hbm_bw), x0*x35*x7*(x34*numpy.where(numpy.greater_equal(k_top, x31), x30, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x33*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x32))) + numpy.where(numpy.greater_equal(ctx_win, x31), x30, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x33*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x32))))/flops_attn + x1*(n_attn*x22 + 2*b*q_lm*x24 + x6*(2*n_ff*x25 + 2*x28) + x6*(f_idx*n_layers*x30*(xi_idx*x29 - xi_idx + 1) + w_idx*(2*x29 - 2)))/flops), numpy.inf)
 
 
-def physical_nccl_1d_moe__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_1d_moe__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     return (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x0 + 7/250000, (5/19)*x0 + 9/400000), (1/2)*x0 + 59/5000000)
 
 
-def physical_nccl_1d_moe__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_1d_moe__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     return (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x0, (1/2)*x0 + 81/2500000), numpy.less_equal(x0, (10/19)*x0 + 107/5000000)), 59/5000000, numpy.where(numpy.less_equal(x0, (19/20)*x0 + 209/10000000), 9/400000, 7/250000))
 
 
-def physical_nccl_1d_moe__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_1d_moe__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     x1 = (1/2)*x0
     return (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x0, x1 + 81/2500000), numpy.less_equal(x0, (10/19)*x0 + 107/5000000)), x1, numpy.where(numpy.less_equal(x0, (19/20)*x0 + 209/10000000), (5/19)*x0, (1/4)*x0))
 
 
-def physical_nccl_1d_moe__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_1d_moe__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
     x2 = b*x0
@@ -2417,11 +2618,11 @@ def physical_nccl_1d_moe__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p
     return n_pp*(w_idx*p*x1 + d_model*vocab*p_emb + n_layers*(n_experts*x8*(1 - (1 - x9)**x6)*(d_ff*x12*x13 + d_ff*x4 + d_model*x11*x13/x12) + n_sh*x8*(d_ff_shared*x4 + x7*(d_model + d_ff_shared)) + x3*x4 + x4*x5 + x7*(d_model + x3) + x7*(d_model + x5)) + x2*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp))/(hbm_bw*n_gpu)
 
 
-def physical_nccl_1d_moe__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_1d_moe__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes)) + p*(n_attn + n_ff + w_idx*(n_gpu/n_pp - 1) + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
-def physical_nccl_1d_moe__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_1d_moe__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = 4*n_layers
     x1 = bw_ar_inter**(-1.0)
     x2 = n_gpu**(-1.0)
@@ -2464,62 +2665,63 @@ def physical_nccl_1d_moe__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act
     x39 = numpy.where(numpy.less_equal(x33, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x35 + (7/125000)*x36 + x38 - 7/125000, (17/1000000)*x35 + (1/400000)*x36 + (20/19)*x38 + 23/2000000), x31*x37 + (1/100000)*x35 + (3/2500000)*x36 + 7/1250000))
     x40 = numpy.where(x15, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x16)), n_active, numpy.where(numpy.less_equal(n_experts, x16), n_experts, x16)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
     x41 = numpy.minimum(n_active, x20)
-    x42 = xi_ep*numpy.minimum(numpy.minimum(n_active, x20), numpy.ceil(x19*x20)) + (1 - xi_ep)*numpy.ceil(x19*x41)
-    x43 = x42**(-1.0)
-    x44 = x41*x43
-    x45 = (1 - x32)*numpy.maximum(x1*x44*(x42 - 1), x27*x42*numpy.maximum(0, x41*x43 - 1))
+    x42 = -x32
+    x43 = xi_ep*numpy.minimum(numpy.minimum(n_active, x20), numpy.ceil(x19*x20)) + (1 - xi_ep)*numpy.ceil(x19*x41)
+    x44 = x43**(-1.0)
+    x45 = x41*numpy.maximum(x27*numpy.maximum(0, x42 + x44), x1*numpy.minimum(x42 + 1, 1 - x44))
     x46 = x10*x45
-    x47 = x18*numpy.log(x42)
-    x48 = (3/5000000)*x44 + (1/200000)*x47 + 31/5000000
-    x49 = (1/800000)*x44 + (17/2000000)*x47 + 51/4000000
-    x50 = (7/250000)*x44 + (7/250000)*x47 - 7/250000
-    x51 = p_disp*x3*x45
-    x52 = x51*x8
-    x53 = d_model*vocab
-    x54 = p_emb*x53
-    x55 = n_ff_in + n_ff_out
-    x56 = s**(-1.0)
-    x57 = x13*x8
-    x58 = d_model*p
-    x59 = numpy.sqrt(d_model)
-    x60 = numpy.maximum(1, numpy.minimum(x21, numpy.sqrt(x22)*x59/numpy.sqrt(d_ff)))
-    x61 = p_act*x57
-    x62 = x56*x61
-    x63 = n_experts*x55*(1 - (1 - x56)**x57)*(d_ff*x58 + d_ff*x60*x62 + d_model*x22*x62/x60)
-    x64 = n_pp*x2/hbm_bw
-    x65 = w_idx*p*x16
-    x66 = numpy.maximum(1, g*x33/n_q)
-    x67 = kv_win*numpy.minimum(ctx, ctx_win)
-    x68 = r_cmp**(-1.0)
-    x69 = x14*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x68 + x67)
-    x70 = d_ff_shared*x58
-    x71 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x72 = x59*x71
-    x73 = numpy.minimum(x33, numpy.maximum(1, x72/numpy.sqrt(d_ff_shared)))
-    x74 = x32*x61
-    x75 = n_gpu*x9/(n_pp**2*sigma_attn**2)
-    x76 = d_model*x75
-    x77 = sigma_attn*n_layers
-    x78 = n_sh*x55
-    x79 = numpy.sqrt(d_head)
-    x80 = n_q + 2*n_q/g
-    x81 = numpy.minimum(x33, numpy.maximum(1, x71*x79*numpy.sqrt(x80)/x59))
-    x82 = numpy.minimum(x33, numpy.maximum(1, x72/(numpy.sqrt(n_q)*x79)))
-    x83 = d_head*n_q
-    x84 = d_head*x80
-    x85 = x58*x83 + x58*x84
-    x86 = d_model*d_ff_shared*n_layers*x78
-    x87 = ctx + x5 - 1/2
-    x88 = ctx + q_len - 1
-    x89 = ctx**2 - ctx
-    x90 = (1/2)/q_len
-    x91 = n_unembed*p_emb
-    x92 = b*(st_cmp + ctx*(kv_idx + kv_bytes) + x67)
-    x93 = n_attn + x86
-    return t_kernel*x0, n_layers*numpy.where(numpy.where(x15, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x17, 1), numpy.less_equal(x16, 1), numpy.less_equal(x16/x17, 1)), 1, x16*numpy.where(numpy.less_equal(x17, 1), 1, x17**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x16, 1), 1, x16), 1)), 0, numpy.minimum(numpy.minimum((7/125000)*x24 + (7/125000)*x26 + x29 - 7/125000, (1/100000)*x24 + (3/2500000)*x26 + x28*x31 + 7/1250000), (17/1000000)*x24 + (1/400000)*x26 + (20/19)*x29 + 23/2000000)) + x12, n_layers*x39 + n_layers*numpy.where(numpy.where(x15, numpy.greater(x17, 1), False), x39 + numpy.where(x40, 0, numpy.minimum(numpy.minimum(x46 + x48, (10/19)*x46 + x49), x45*x7 + x50)) + numpy.where(x40, 0, numpy.minimum(numpy.minimum(x48 + x52, x49 + (10/19)*x52), x50 + x51*x6)), 0), x64*(n_layers*x63 + x54) + x64*(x65 + x66*x69 + x77*x78*(d_ff_shared*x73*x74 + x70 + x76/x73) + x77*(d_model*x74*x81 + x74*x82*x83 + x75*x84/x81 + x76/x82 + x85)), x2*(n_attn*x30 + 2*b*q_lm*x53 + x8*(2*n_ff*x56 + 2*x86) + x8*(f_idx*n_layers*x87*(xi_idx*x33 - xi_idx + 1) + w_idx*(2*x33 - 2) + x0*x83*(x68*numpy.where(numpy.greater_equal(k_top, x88), x87, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x90*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x89))) + numpy.where(numpy.greater_equal(ctx_win, x88), x87, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x90*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x89))))))/flops, p*(n_ff + w_idx*sigma_attn*(x33 - 1) + sigma_attn*x93) + x66*x92 + x91, x12, x64*(n_layers*(x61*(d_model + x83) + x61*(d_model + x84) + x63 + x78*(x61*(d_model + d_ff_shared) + x70) + x85) + x54 + x65 + x69), p*(n_ff + w_idx*(x16 - 1) + x93) + x91 + x92
+    x47 = x18*numpy.log(x43)
+    x48 = x41*x44
+    x49 = (1/200000)*x47 + (3/5000000)*x48 + 31/5000000
+    x50 = (17/2000000)*x47 + (1/800000)*x48 + 51/4000000
+    x51 = (7/250000)*x47 + (7/250000)*x48 - 7/250000
+    x52 = p_disp*x3*x45
+    x53 = x52*x8
+    x54 = d_model*vocab
+    x55 = p_emb*x54
+    x56 = n_ff_in + n_ff_out
+    x57 = s**(-1.0)
+    x58 = x13*x8
+    x59 = d_model*p
+    x60 = numpy.sqrt(d_model)
+    x61 = numpy.maximum(1, numpy.minimum(x21, numpy.sqrt(x22)*x60/numpy.sqrt(d_ff)))
+    x62 = p_act*x58
+    x63 = x57*x62
+    x64 = n_experts*x56*(1 - (1 - x57)**x58)*(d_ff*x59 + d_ff*x61*x63 + d_model*x22*x63/x61)
+    x65 = n_pp*x2/hbm_bw
+    x66 = w_idx*p*x16
+    x67 = numpy.maximum(1, g*x33/n_q)
+    x68 = kv_win*numpy.minimum(ctx, ctx_win)
+    x69 = r_cmp**(-1.0)
+    x70 = x14*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x69 + x68)
+    x71 = d_ff_shared*x59
+    x72 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x73 = x60*x72
+    x74 = numpy.minimum(x33, numpy.maximum(1, x73/numpy.sqrt(d_ff_shared)))
+    x75 = x32*x62
+    x76 = n_gpu*x9/(n_pp**2*sigma_attn**2)
+    x77 = d_model*x76
+    x78 = sigma_attn*n_layers
+    x79 = n_sh*x56
+    x80 = numpy.sqrt(d_head)
+    x81 = n_q + 2*n_q/g
+    x82 = numpy.minimum(x33, numpy.maximum(1, x72*x80*numpy.sqrt(x81)/x60))
+    x83 = numpy.minimum(x33, numpy.maximum(1, x73/(numpy.sqrt(n_q)*x80)))
+    x84 = d_head*n_q
+    x85 = d_head*x81
+    x86 = x59*x84 + x59*x85
+    x87 = d_model*d_ff_shared*n_layers*x79
+    x88 = ctx + x5 - 1/2
+    x89 = ctx + q_len - 1
+    x90 = ctx**2 - ctx
+    x91 = (1/2)/q_len
+    x92 = n_unembed*p_emb
+    x93 = b*(st_cmp + ctx*(kv_idx + kv_bytes) + x68)
+    x94 = n_attn + x87
+    return t_kernel*x0, n_layers*numpy.where(numpy.where(x15, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x17, 1), numpy.less_equal(x16, 1), numpy.less_equal(x16/x17, 1)), 1, x16*numpy.where(numpy.less_equal(x17, 1), 1, x17**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x16, 1), 1, x16), 1)), 0, numpy.minimum(numpy.minimum((7/125000)*x24 + (7/125000)*x26 + x29 - 7/125000, (1/100000)*x24 + (3/2500000)*x26 + x28*x31 + 7/1250000), (17/1000000)*x24 + (1/400000)*x26 + (20/19)*x29 + 23/2000000)) + x12, n_layers*x39 + n_layers*numpy.where(numpy.where(x15, numpy.greater(x17, 1), False), x39 + numpy.where(numpy.greater(sigma_attn, 1), numpy.where(x40, 0, numpy.minimum(numpy.minimum(x46 + x49, (10/19)*x46 + x50), x45*x7 + x51)) + numpy.where(x40, 0, numpy.minimum(numpy.minimum(x49 + x53, x50 + (10/19)*x53), x51 + x52*x6)), 0), 0), x65*(n_layers*x64 + x55) + x65*(x66 + x67*x70 + x78*x79*(d_ff_shared*x74*x75 + x71 + x77/x74) + x78*(d_model*x75*x82 + x75*x83*x84 + x76*x85/x82 + x77/x83 + x86)), x0*x2*x8*x84*(x69*numpy.where(numpy.greater_equal(k_top, x89), x88, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x91*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x90))) + numpy.where(numpy.greater_equal(ctx_win, x89), x88, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x91*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x90))))/flops_attn + x2*(n_attn*x30 + 2*b*q_lm*x54 + x8*(2*n_ff*x57 + 2*x87) + x8*(f_idx*n_layers*x88*(xi_idx*x33 - xi_idx + 1) + w_idx*(2*x33 - 2)))/flops, p*(n_ff + w_idx*sigma_attn*(x33 - 1) + sigma_attn*x94) + x67*x93 + x92, x12, x65*(n_layers*(x62*(d_model + x84) + x62*(d_model + x85) + x64 + x79*(x62*(d_model + d_ff_shared) + x71) + x86) + x55 + x66 + x70), p*(n_ff + w_idx*(x16 - 1) + x94) + x92 + x93
 
 
-def physical_nccl_1d_moe__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_1d_moe__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = 4*n_layers
     x1 = t_kernel*x0
     x2 = 1 - omega_net
@@ -2570,7 +2772,7 @@ def physical_nccl_1d_moe__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_ac
     x47 = (1/2)/q_len
     x48 = r_cmp**(-1.0)
     x49 = d_head*n_q
-    x50 = x4*(n_attn*x34 + 2*b*q_lm*x37 + x10*(2*n_ff*x38 + 2*x41) + x10*(f_idx*n_layers*x44*(xi_idx*x43 - xi_idx + 1) + w_idx*(2*x43 - 2) + x0*x49*(x48*numpy.where(numpy.greater_equal(k_top, x45), x44, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x47*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x46))) + numpy.where(numpy.greater_equal(ctx_win, x45), x44, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x47*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x46))))))/flops
+    x50 = x0*x10*x4*x49*(x48*numpy.where(numpy.greater_equal(k_top, x45), x44, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x47*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x46))) + numpy.where(numpy.greater_equal(ctx_win, x45), x44, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x47*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x46))))/flops_attn + x4*(n_attn*x34 + 2*b*q_lm*x37 + x10*(2*n_ff*x38 + 2*x41) + x10*(f_idx*n_layers*x44*(xi_idx*x43 - xi_idx + 1) + w_idx*(2*x43 - 2)))/flops
     x51 = p_emb*x37
     x52 = w_idx*p*x18
     x53 = kv_win*numpy.minimum(ctx, ctx_win)
@@ -2605,75 +2807,76 @@ def physical_nccl_1d_moe__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_ac
     x82 = numpy.where(numpy.less_equal(x43, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x78 + (7/125000)*x79 + x81 - 7/125000, (17/1000000)*x78 + (1/400000)*x79 + (20/19)*x81 + 23/2000000), x35*x80 + (1/100000)*x78 + (3/2500000)*x79 + 7/1250000))
     x83 = numpy.where(x17, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x18)), n_active, numpy.where(numpy.less_equal(n_experts, x18), n_experts, x18)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
     x84 = numpy.minimum(n_active, x24)
-    x85 = xi_ep*numpy.minimum(numpy.minimum(n_active, x24), numpy.ceil(x23*x24)) + (1 - xi_ep)*numpy.ceil(x23*x84)
-    x86 = x85**(-1.0)
-    x87 = x84*x86
-    x88 = (1 - x42)*numpy.maximum(x3*x87*(x85 - 1), x31*x85*numpy.maximum(0, x84*x86 - 1))
+    x85 = -x42
+    x86 = xi_ep*numpy.minimum(numpy.minimum(n_active, x24), numpy.ceil(x23*x24)) + (1 - xi_ep)*numpy.ceil(x23*x84)
+    x87 = x86**(-1.0)
+    x88 = x84*numpy.maximum(x31*numpy.maximum(0, x85 + x87), x3*numpy.minimum(x85 + 1, 1 - x87))
     x89 = x12*x88
-    x90 = x22*numpy.log(x85)
-    x91 = (3/5000000)*x87 + (1/200000)*x90 + 31/5000000
-    x92 = (1/800000)*x87 + (17/2000000)*x90 + 51/4000000
-    x93 = (7/250000)*x87 + (7/250000)*x90 - 7/250000
-    x94 = p_disp*x5*x88
-    x95 = x10*x94
-    x96 = numpy.where(x83, 0, numpy.minimum(numpy.minimum(x89 + x91, (10/19)*x89 + x92), x88*x9 + x93)) + numpy.where(x83, 0, numpy.minimum(numpy.minimum(x91 + x95, x92 + (10/19)*x95), x8*x94 + x93))
-    x97 = numpy.where(x17, numpy.greater(x19, 1), False)
-    x98 = n_layers*x82 + n_layers*numpy.where(x97, x82 + x96, 0) + x36
-    x99 = numpy.maximum(1, g*x43/n_q)
-    x100 = numpy.sqrt(n_gpu)
-    x101 = 1/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x102 = x100*x101
-    x103 = x102*x60
-    x104 = numpy.minimum(x43, numpy.maximum(1, x103/numpy.sqrt(d_ff_shared)))
-    x105 = x42*x58
-    x106 = d_model*x11
-    x107 = n_gpu/(n_pp**2*sigma_attn**2)
-    x108 = x106*x107
-    x109 = sigma_attn*n_layers
-    x110 = numpy.sqrt(d_head)
-    x111 = numpy.minimum(x43, numpy.maximum(1, x102*x110*numpy.sqrt(x65)/x60))
-    x112 = numpy.minimum(x43, numpy.maximum(1, x103/(numpy.sqrt(n_q)*x110)))
-    x113 = x68*(n_layers*x64 + x51) + x68*(x109*x59*(d_ff_shared*x104*x105 + x56 + x108/x104) + x109*(d_model*x105*x111 + x105*x112*x49 + x107*x11*x66/x111 + x108/x112 + x67) + x52 + x54*x99)
-    x114 = numpy.logical_and(numpy.logical_and(x70, x71), numpy.greater_equal(x72, p*(n_ff + w_idx*sigma_attn*(x43 - 1) + sigma_attn*x75) + x73 + x74*x99))
-    x115 = numpy.where(x17, numpy.less_equal(numpy.sqrt(x20), 1), numpy.less_equal(numpy.sqrt(x21), 1))
-    x116 = numpy.sqrt(x27)
-    x117 = x116**(-1.0)
-    x118 = numpy.maximum(x3*(x116 - 1), x116*x31*numpy.maximum(0, x117*x61 - 1))
-    x119 = n_ff_out*x118
-    x120 = x119*x12
-    x121 = x117*x61
-    x122 = x22*numpy.log(x116)
-    x123 = (7/125000)*x121 + (7/125000)*x122 - 7/125000
-    x124 = (3/2500000)*x121 + (1/100000)*x122 + 7/1250000
-    x125 = (1/400000)*x121 + (17/1000000)*x122 + 23/2000000
-    x126 = x11*x4
-    x127 = n_ff_in*x118*(d_ff*n_active + x40)
-    x128 = x126*x127
-    x129 = p_act*x34
-    x130 = x129*x4
-    x131 = n_layers*(numpy.where(x115, 0, numpy.minimum(numpy.minimum(x120 + x123, (20/19)*x120 + x125), x119*x35 + x124)) + numpy.where(x115, 0, numpy.minimum(numpy.minimum(x123 + x128, x124 + x127*x130), x125 + (20/19)*x128))) + x14
-    x132 = numpy.less_equal(x102, 1)
-    x133 = numpy.sqrt(x77)
-    x134 = x102/x133
-    x135 = numpy.maximum(x3*(x133 - 1), x133*x31*numpy.maximum(0, x134 - 1))
-    x136 = x12*x135
-    x137 = x22*numpy.log(x133)
-    x138 = (7/125000)*x134 + (7/125000)*x137 - 7/125000
-    x139 = (3/2500000)*x134 + (1/100000)*x137 + 7/1250000
-    x140 = (1/400000)*x134 + (17/1000000)*x137 + 23/2000000
-    x141 = x135*x66
-    x142 = x126*x141
-    x143 = x101*x135/x100
-    x144 = x106*x143
-    x145 = n_layers*(numpy.where(x132, 0, numpy.minimum(numpy.minimum(x136 + x138, (20/19)*x136 + x140), x135*x35 + x139)) + numpy.where(x132, 0, numpy.minimum(numpy.minimum(x138 + x142, x140 + (20/19)*x142), x130*x141 + x139))) + n_layers*numpy.where(x97, x96 + numpy.where(x132, 0, numpy.minimum(numpy.minimum(x138 + x144, x140 + (20/19)*x144), d_model*x129*x143 + x139)), 0) + x131
-    return numpy.where(x76, x1 + x2*x36 + numpy.maximum(numpy.maximum(x50, x69), omega_net*x36), numpy.inf), numpy.where(x114, x1 + x2*x98 + numpy.maximum(numpy.maximum(x113, x50), omega_net*x98), numpy.inf), numpy.where(x76, x1 + x131*x2 + numpy.maximum(numpy.maximum(x50, x69), omega_net*x131), numpy.inf), numpy.where(x114, x1 + x145*x2 + numpy.maximum(numpy.maximum(x113, x50), omega_net*x145), numpy.inf)
+    x90 = x22*numpy.log(x86)
+    x91 = x84*x87
+    x92 = (1/200000)*x90 + (3/5000000)*x91 + 31/5000000
+    x93 = (17/2000000)*x90 + (1/800000)*x91 + 51/4000000
+    x94 = (7/250000)*x90 + (7/250000)*x91 - 7/250000
+    x95 = p_disp*x5*x88
+    x96 = x10*x95
+    x97 = numpy.where(numpy.greater(sigma_attn, 1), numpy.where(x83, 0, numpy.minimum(numpy.minimum(x89 + x92, (10/19)*x89 + x93), x88*x9 + x94)) + numpy.where(x83, 0, numpy.minimum(numpy.minimum(x92 + x96, x93 + (10/19)*x96), x8*x95 + x94)), 0)
+    x98 = numpy.where(x17, numpy.greater(x19, 1), False)
+    x99 = n_layers*x82 + n_layers*numpy.where(x98, x82 + x97, 0) + x36
+    x100 = numpy.maximum(1, g*x43/n_q)
+    x101 = numpy.sqrt(n_gpu)
+    x102 = 1/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x103 = x101*x102
+    x104 = x103*x60
+    x105 = numpy.minimum(x43, numpy.maximum(1, x104/numpy.sqrt(d_ff_shared)))
+    x106 = x42*x58
+    x107 = d_model*x11
+    x108 = n_gpu/(n_pp**2*sigma_attn**2)
+    x109 = x107*x108
+    x110 = sigma_attn*n_layers
+    x111 = numpy.sqrt(d_head)
+    x112 = numpy.minimum(x43, numpy.maximum(1, x103*x111*numpy.sqrt(x65)/x60))
+    x113 = numpy.minimum(x43, numpy.maximum(1, x104/(numpy.sqrt(n_q)*x111)))
+    x114 = x68*(n_layers*x64 + x51) + x68*(x100*x54 + x110*x59*(d_ff_shared*x105*x106 + x56 + x109/x105) + x110*(d_model*x106*x112 + x106*x113*x49 + x108*x11*x66/x112 + x109/x113 + x67) + x52)
+    x115 = numpy.logical_and(numpy.logical_and(x70, x71), numpy.greater_equal(x72, p*(n_ff + w_idx*sigma_attn*(x43 - 1) + sigma_attn*x75) + x100*x74 + x73))
+    x116 = numpy.where(x17, numpy.less_equal(numpy.sqrt(x20), 1), numpy.less_equal(numpy.sqrt(x21), 1))
+    x117 = numpy.sqrt(x27)
+    x118 = x117**(-1.0)
+    x119 = numpy.maximum(x3*(x117 - 1), x117*x31*numpy.maximum(0, x118*x61 - 1))
+    x120 = n_ff_out*x119
+    x121 = x12*x120
+    x122 = x118*x61
+    x123 = x22*numpy.log(x117)
+    x124 = (7/125000)*x122 + (7/125000)*x123 - 7/125000
+    x125 = (3/2500000)*x122 + (1/100000)*x123 + 7/1250000
+    x126 = (1/400000)*x122 + (17/1000000)*x123 + 23/2000000
+    x127 = x11*x4
+    x128 = n_ff_in*x119*(d_ff*n_active + x40)
+    x129 = x127*x128
+    x130 = p_act*x34
+    x131 = x130*x4
+    x132 = n_layers*(numpy.where(x116, 0, numpy.minimum(numpy.minimum(x121 + x124, (20/19)*x121 + x126), x120*x35 + x125)) + numpy.where(x116, 0, numpy.minimum(numpy.minimum(x124 + x129, x125 + x128*x131), x126 + (20/19)*x129))) + x14
+    x133 = numpy.less_equal(x103, 1)
+    x134 = numpy.sqrt(x77)
+    x135 = x103/x134
+    x136 = numpy.maximum(x3*(x134 - 1), x134*x31*numpy.maximum(0, x135 - 1))
+    x137 = x12*x136
+    x138 = x22*numpy.log(x134)
+    x139 = (7/125000)*x135 + (7/125000)*x138 - 7/125000
+    x140 = (3/2500000)*x135 + (1/100000)*x138 + 7/1250000
+    x141 = (1/400000)*x135 + (17/1000000)*x138 + 23/2000000
+    x142 = x136*x66
+    x143 = x127*x142
+    x144 = x102*x136/x101
+    x145 = x107*x144
+    x146 = n_layers*(numpy.where(x133, 0, numpy.minimum(numpy.minimum(x137 + x139, (20/19)*x137 + x141), x136*x35 + x140)) + numpy.where(x133, 0, numpy.minimum(numpy.minimum(x139 + x143, x141 + (20/19)*x143), x131*x142 + x140))) + n_layers*numpy.where(x98, x97 + numpy.where(x133, 0, numpy.minimum(numpy.minimum(x139 + x145, x141 + (20/19)*x145), d_model*x130*x144 + x140)), 0) + x132
+    return numpy.where(x76, x1 + x2*x36 + numpy.maximum(numpy.maximum(x50, x69), omega_net*x36), numpy.inf), numpy.where(x115, x1 + x2*x99 + numpy.maximum(numpy.maximum(x114, x50), omega_net*x99), numpy.inf), numpy.where(x76, x1 + x132*x2 + numpy.maximum(numpy.maximum(x50, x69), omega_net*x132), numpy.inf), numpy.where(x115, x1 + x146*x2 + numpy.maximum(numpy.maximum(x114, x50), omega_net*x146), numpy.inf)
 
 
-def physical_nccl_2d_moe__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_2d_moe__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return 4*n_layers*t_kernel
 
 
-def physical_nccl_2d_moe__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_2d_moe__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = numpy.sqrt(n_gpu)
     x1 = 1/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
     x2 = x0*x1
@@ -2706,22 +2909,23 @@ def physical_nccl_2d_moe__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, c
     x29 = numpy.minimum(n_experts, x12)
     x30 = numpy.where(x27, x29, 1)
     x31 = numpy.minimum(n_active, x30)
-    x32 = xi_ep*numpy.minimum(numpy.minimum(n_active, x30), numpy.ceil(x30*x9)) + (1 - xi_ep)*numpy.ceil(x31*x9)
-    x33 = x32**(-1.0)
-    x34 = x31*x33
-    x35 = (1 - x10)*numpy.maximum(x34*x8*(x32 - 1), x14*x32*numpy.maximum(0, x31*x33 - 1))
+    x32 = -x10
+    x33 = xi_ep*numpy.minimum(numpy.minimum(n_active, x30), numpy.ceil(x30*x9)) + (1 - xi_ep)*numpy.ceil(x31*x9)
+    x34 = x33**(-1.0)
+    x35 = x31*numpy.maximum(x14*numpy.maximum(0, x32 + x34), x8*numpy.minimum(x32 + 1, 1 - x34))
     x36 = x35*x7
     x37 = p_act*x36
-    x38 = x18*numpy.log(x32)
-    x39 = (3/5000000)*x34 + (1/200000)*x38 + 31/5000000
-    x40 = (1/800000)*x34 + (17/2000000)*x38 + 51/4000000
-    x41 = x26*x35*x6
-    x42 = (7/250000)*x34 + (7/250000)*x38 - 7/250000
-    x43 = p_disp*x36
-    return n_layers*(numpy.where(x3, 0, numpy.minimum(numpy.minimum(x17 + x20, (20/19)*x17 + x22), 2*x17 + x21)) + numpy.where(x3, 0, numpy.minimum(numpy.minimum(x20 + x24, x21 + 2*x24), x22 + (20/19)*x24))) + n_layers*numpy.where(numpy.where(x27, numpy.greater(x29, 1), False), numpy.where(x28, 0, numpy.minimum(numpy.minimum(x37 + x39, (10/19)*x37 + x40), p_act*x41 + x42)) + numpy.where(x28, 0, numpy.minimum(numpy.minimum(x39 + x43, x40 + (10/19)*x43), p_disp*x41 + x42)) + numpy.where(x3, 0, numpy.minimum(numpy.minimum(x20 + x25, x21 + 2*x25), x22 + (20/19)*x25)), 0)
+    x38 = x18*numpy.log(x33)
+    x39 = x31*x34
+    x40 = (1/200000)*x38 + (3/5000000)*x39 + 31/5000000
+    x41 = (17/2000000)*x38 + (1/800000)*x39 + 51/4000000
+    x42 = x26*x35*x6
+    x43 = (7/250000)*x38 + (7/250000)*x39 - 7/250000
+    x44 = p_disp*x36
+    return n_layers*(numpy.where(x3, 0, numpy.minimum(numpy.minimum(x17 + x20, (20/19)*x17 + x22), 2*x17 + x21)) + numpy.where(x3, 0, numpy.minimum(numpy.minimum(x20 + x24, x21 + 2*x24), x22 + (20/19)*x24))) + n_layers*numpy.where(numpy.where(x27, numpy.greater(x29, 1), False), numpy.where(x3, 0, numpy.minimum(numpy.minimum(x20 + x25, x21 + 2*x25), x22 + (20/19)*x25)) + numpy.where(numpy.greater(sigma_attn, 1), numpy.where(x28, 0, numpy.minimum(numpy.minimum(x37 + x40, (10/19)*x37 + x41), p_act*x42 + x43)) + numpy.where(x28, 0, numpy.minimum(numpy.minimum(x40 + x44, x41 + (10/19)*x44), p_disp*x42 + x43)), 0), 0)
 
 
-def physical_nccl_2d_moe__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_2d_moe__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = b*q_len
     x1 = (1/2)*x0
     x2 = bw_ar_inter**(-1.0)
@@ -2749,7 +2953,7 @@ def physical_nccl_2d_moe__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p
     return n_layers*(numpy.where(x11, 0, numpy.minimum(numpy.minimum(x17 + x20, (20/19)*x17 + x22), 2*x17 + x21)) + numpy.where(x11, 0, numpy.minimum(numpy.minimum(x20 + x23, x21 + 2*x23), x22 + (20/19)*x23))) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x6 + 7/250000, (5/19)*x6 + 9/400000), x1*x5 + 59/5000000)
 
 
-def physical_nccl_2d_moe__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_2d_moe__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
     x2 = sigma_attn**(-1.0)
@@ -2775,7 +2979,7 @@ def physical_nccl_2d_moe__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ct
     return n_pp*(w_idx*p*x1 + n_sh*x16*(n_ff_in + n_ff_out)*(d_ff_shared*x12*x9 + d_ff_shared*x5 + x15/x9) + x16*(d_head*n_q*x12*x20 + d_head*x10*x14*x18/x21 + n_q*x17 + x11*x13*x21 + x15/x20 + x17*x18) + x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, g*x3/n_q))/(hbm_bw*n_gpu)
 
 
-def physical_nccl_2d_moe__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_2d_moe__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = s**(-1.0)
     x1 = n_pp**(-1.0)
     x2 = b*q_len*x1
@@ -2787,27 +2991,27 @@ def physical_nccl_2d_moe__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p,
     return n_pp*(d_model*vocab*p_emb + n_experts*n_layers*(1 - (1 - x0)**x2)*(n_ff_in + n_ff_out)*(d_ff*d_model*p + d_ff*x6*x7 + d_model*x5*x7/x6))/(hbm_bw*n_gpu)
 
 
-def physical_nccl_2d_moe__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
-    return 0
+def physical_nccl_2d_moe__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+    x0 = ctx + (1/2)*q_len - 1/2
+    x1 = ctx + q_len - 1
+    x2 = ctx**2 - ctx
+    x3 = (1/2)/q_len
+    return 4*b*d_head*n_layers*n_q*q_len*(numpy.where(numpy.greater_equal(ctx_win, x1), x0, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x3*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x2))) + numpy.where(numpy.greater_equal(k_top, x1), x0, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x3*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x2)))/r_cmp)/(flops_attn*n_gpu)
 
 
-def physical_nccl_2d_moe__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_2d_moe__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = b*q_len
     x1 = 2*d_model
     x2 = n_gpu/(n_pp*sigma_attn)
-    x3 = ctx + (1/2)*q_len - 1/2
-    x4 = ctx + q_len - 1
-    x5 = ctx**2 - ctx
-    x6 = (1/2)/q_len
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2) + 4*d_head*n_layers*n_q*(numpy.where(numpy.greater_equal(ctx_win, x4), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x6*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x5))) + numpy.where(numpy.greater_equal(k_top, x4), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x6*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x5)))/r_cmp)))/(flops*n_gpu)
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*(ctx + (1/2)*q_len - 1/2)*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2)))/(flops*n_gpu)
 
 
-def physical_nccl_2d_moe__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_2d_moe__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_gpu/(n_pp*sigma_attn)
     return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, g*x0/n_q) + p*(n_ff + w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))
 
 
-def physical_nccl_2d_moe__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_2d_moe__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = bw_ar_inter**(-1.0)
     x1 = n_gpu**(-1.0)
     x2 = d_model*x1
@@ -2855,22 +3059,23 @@ def physical_nccl_2d_moe__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_a
     x44 = d_model*x10*x20/x9
     x45 = numpy.where(x28, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x16)), n_active, numpy.where(numpy.less_equal(n_experts, x16), n_experts, x16)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
     x46 = numpy.minimum(n_active, x31)
-    x47 = xi_ep*numpy.minimum(numpy.minimum(n_active, x31), numpy.ceil(x13*x31)) + (1 - xi_ep)*numpy.ceil(x13*x46)
-    x48 = x47**(-1.0)
-    x49 = x46*x48
-    x50 = (1 - x14)*numpy.maximum(x0*x49*(x47 - 1), x18*x47*numpy.maximum(0, x46*x48 - 1))
+    x47 = -x14
+    x48 = xi_ep*numpy.minimum(numpy.minimum(n_active, x31), numpy.ceil(x13*x31)) + (1 - xi_ep)*numpy.ceil(x13*x46)
+    x49 = x48**(-1.0)
+    x50 = x46*numpy.maximum(x18*numpy.maximum(0, x47 + x49), x0*numpy.minimum(x47 + 1, 1 - x49))
     x51 = x50*x7
-    x52 = x22*numpy.log(x47)
-    x53 = (3/5000000)*x49 + (1/200000)*x52 + 31/5000000
-    x54 = (1/800000)*x49 + (17/2000000)*x52 + 51/4000000
-    x55 = x2*x50
-    x56 = (7/250000)*x49 + (7/250000)*x52 - 7/250000
-    x57 = p_disp*x55
-    x58 = x3*x57
-    return n_layers*(numpy.where(x12, 0, numpy.minimum(numpy.minimum(x21 + x24, (20/19)*x21 + x26), 2*x21 + x25)) + numpy.where(x12, 0, numpy.minimum(numpy.minimum(x24 + x27, x25 + 2*x27), x26 + (20/19)*x27))) + n_layers*(numpy.where(x30, 0, numpy.minimum(numpy.minimum(x37 + x40, (20/19)*x37 + x42), 2*x37 + x41)) + numpy.where(x30, 0, numpy.minimum(numpy.minimum(x40 + x43, x41 + 2*x43), x42 + (20/19)*x43))) + n_layers*numpy.where(numpy.where(x28, numpy.greater(x29, 1), False), numpy.where(x12, 0, numpy.minimum(numpy.minimum(x24 + x44, x25 + 2*x44), x26 + (20/19)*x44)) + numpy.where(x45, 0, numpy.minimum(numpy.minimum(x51 + x53, (10/19)*x51 + x54), x5*x55 + x56)) + numpy.where(x45, 0, numpy.minimum(numpy.minimum(x53 + x58, x54 + (10/19)*x58), x4*x57 + x56)), 0) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x8 + 7/250000, (5/19)*x8 + 9/400000), x0*x2*x5 + 59/5000000)
+    x52 = x22*numpy.log(x48)
+    x53 = x46*x49
+    x54 = (1/200000)*x52 + (3/5000000)*x53 + 31/5000000
+    x55 = (17/2000000)*x52 + (1/800000)*x53 + 51/4000000
+    x56 = x2*x50
+    x57 = (7/250000)*x52 + (7/250000)*x53 - 7/250000
+    x58 = p_disp*x56
+    x59 = x3*x58
+    return n_layers*(numpy.where(x12, 0, numpy.minimum(numpy.minimum(x21 + x24, (20/19)*x21 + x26), 2*x21 + x25)) + numpy.where(x12, 0, numpy.minimum(numpy.minimum(x24 + x27, x25 + 2*x27), x26 + (20/19)*x27))) + n_layers*(numpy.where(x30, 0, numpy.minimum(numpy.minimum(x37 + x40, (20/19)*x37 + x42), 2*x37 + x41)) + numpy.where(x30, 0, numpy.minimum(numpy.minimum(x40 + x43, x41 + 2*x43), x42 + (20/19)*x43))) + n_layers*numpy.where(numpy.where(x28, numpy.greater(x29, 1), False), numpy.where(x12, 0, numpy.minimum(numpy.minimum(x24 + x44, x25 + 2*x44), x26 + (20/19)*x44)) + numpy.where(numpy.greater(sigma_attn, 1), numpy.where(x45, 0, numpy.minimum(numpy.minimum(x51 + x54, (10/19)*x51 + x55), x5*x56 + x57)) + numpy.where(x45, 0, numpy.minimum(numpy.minimum(x54 + x59, x55 + (10/19)*x59), x4*x58 + x57)), 0), 0) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x8 + 7/250000, (5/19)*x8 + 9/400000), x0*x2*x5 + 59/5000000)
 
 
-def physical_nccl_2d_moe__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_2d_moe__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_ff_in + n_ff_out
     x1 = s**(-1.0)
     x2 = n_pp**(-1.0)
@@ -2902,18 +3107,19 @@ def physical_nccl_2d_moe__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_ac
     return x13*(d_model*vocab*p_emb + n_experts*n_layers*x0*(1 - (1 - x1)**x4)*(d_ff*x10*x12 + d_ff*x5 + d_model*x12*x9/x10)) + x13*(w_idx*p*x6 + n_sh*x0*x22*(d_ff_shared*x18*x19 + d_ff_shared*x5 + x21/x18) + x22*(d_head*n_q*x19*x26 + d_head*x20*x24/x27 + d_model*x19*x27 + n_q*x23 + x21/x26 + x23*x24) + x3*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, g*x15/n_q))
 
 
-def physical_nccl_2d_moe__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
-    x0 = b*q_len
-    x1 = 2*d_model
-    x2 = n_gpu/(n_pp*sigma_attn)
-    x3 = ctx + (1/2)*q_len - 1/2
-    x4 = ctx + q_len - 1
-    x5 = ctx**2 - ctx
-    x6 = (1/2)/q_len
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2) + 4*d_head*n_layers*n_q*(numpy.where(numpy.greater_equal(ctx_win, x4), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x6*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x5))) + numpy.where(numpy.greater_equal(k_top, x4), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x6*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x5)))/r_cmp)))/(flops*n_gpu)
+def physical_nccl_2d_moe__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+    x0 = n_gpu**(-1.0)
+    x1 = b*q_len
+    x2 = 2*d_model
+    x3 = n_gpu/(n_pp*sigma_attn)
+    x4 = ctx + (1/2)*q_len - 1/2
+    x5 = ctx + q_len - 1
+    x6 = ctx**2 - ctx
+    x7 = (1/2)/q_len
+    return 4*d_head*n_layers*n_q*x0*x1*(numpy.where(numpy.greater_equal(ctx_win, x5), x4, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x7*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x6))) + numpy.where(numpy.greater_equal(k_top, x5), x4, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x7*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x6)))/r_cmp)/flops_attn + x0*(2*n_attn*x1 + b*vocab*q_lm*x2 + x1*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x2*(n_ff_in + n_ff_out)) + x1*(f_idx*n_layers*x4*(xi_idx*x3 - xi_idx + 1) + w_idx*(2*x3 - 2)))/flops
 
 
-def physical_nccl_2d_moe__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_2d_moe__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = 4*n_layers
     x1 = bw_ar_inter**(-1.0)
     x2 = d_model*p_act
@@ -2978,57 +3184,58 @@ def physical_nccl_2d_moe__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_a
     x61 = x60*x8
     x62 = numpy.where(x40, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x19)), n_active, numpy.where(numpy.less_equal(n_experts, x19), n_experts, x19)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
     x63 = numpy.minimum(n_active, x43)
-    x64 = xi_ep*numpy.minimum(numpy.minimum(n_active, x43), numpy.ceil(x16*x43)) + (1 - xi_ep)*numpy.ceil(x16*x63)
-    x65 = x64**(-1.0)
-    x66 = x63*x65
-    x67 = (1 - x17)*numpy.maximum(x1*x66*(x64 - 1), x22*x64*numpy.maximum(0, x63*x65 - 1))
+    x64 = -x17
+    x65 = xi_ep*numpy.minimum(numpy.minimum(n_active, x43), numpy.ceil(x16*x43)) + (1 - xi_ep)*numpy.ceil(x16*x63)
+    x66 = x65**(-1.0)
+    x67 = x63*numpy.maximum(x22*numpy.maximum(0, x64 + x66), x1*numpy.minimum(x64 + 1, 1 - x66))
     x68 = x10*x67
-    x69 = x27*numpy.log(x64)
-    x70 = (3/5000000)*x66 + (1/200000)*x69 + 31/5000000
-    x71 = (1/800000)*x66 + (17/2000000)*x69 + 51/4000000
-    x72 = (7/250000)*x66 + (7/250000)*x69 - 7/250000
-    x73 = d_model*p_disp*x67
-    x74 = x73*x9
-    x75 = n_layers*(numpy.where(x15, 0, numpy.minimum(numpy.minimum(x26 + x29, (20/19)*x26 + x33), x25*x31 + x32)) + numpy.where(x15, 0, numpy.minimum(numpy.minimum(x29 + x38, x32 + x37*x39), x33 + (20/19)*x38))) + n_layers*(numpy.where(x42, 0, numpy.minimum(numpy.minimum(x51 + x54, (20/19)*x51 + x56), x2*x31*x50 + x55)) + numpy.where(x42, 0, numpy.minimum(numpy.minimum(x54 + x59, x56 + (20/19)*x59), x39*x58 + x55))) + n_layers*numpy.where(numpy.where(x40, numpy.greater(x41, 1), False), numpy.where(x15, 0, numpy.minimum(numpy.minimum(x29 + x61, x33 + (20/19)*x61), x30*x60 + x32)) + numpy.where(x62, 0, numpy.minimum(numpy.minimum(x68 + x70, (10/19)*x68 + x71), x67*x7 + x72)) + numpy.where(x62, 0, numpy.minimum(numpy.minimum(x70 + x74, x71 + (10/19)*x74), x6*x73 + x72)), 0) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x11 + 7/250000, (5/19)*x11 + 9/400000), x1*x7 + 59/5000000)
-    x76 = d_model*vocab
-    x77 = s**(-1.0)
-    x78 = n_ff_in + n_ff_out
-    x79 = n_layers*x78
-    x80 = d_model*x57*x79
-    x81 = ctx + x4 - 1/2
-    x82 = ctx + q_len - 1
-    x83 = ctx**2 - ctx
-    x84 = (1/2)/q_len
-    x85 = r_cmp**(-1.0)
-    x86 = d_head*n_q
-    x87 = x18*x8
-    x88 = d_model*p
-    x89 = numpy.sqrt(d_model)
-    x90 = numpy.maximum(1, numpy.minimum(x44, x47*x89/numpy.sqrt(d_ff)))
-    x91 = p_act*x87
-    x92 = x2*x87
-    x93 = n_pp*x3/hbm_bw
-    x94 = kv_win*numpy.minimum(ctx, ctx_win)
-    x95 = b*numpy.maximum(1, g*x20/n_q)
-    x96 = x14*x89
-    x97 = numpy.minimum(x20, numpy.maximum(1, x96/numpy.sqrt(d_ff_shared)))
-    x98 = x17*x91
-    x99 = n_gpu*x8/(n_pp**2*sigma_attn**2)
-    x100 = x2*x99
-    x101 = sigma_attn*n_layers
-    x102 = d_head*x88
-    x103 = numpy.sqrt(d_head)
-    x104 = numpy.minimum(x20, numpy.maximum(1, x96/(numpy.sqrt(n_q)*x103)))
-    x105 = numpy.minimum(x20, numpy.maximum(1, x103*x14*numpy.sqrt(x35)/x89))
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + p*(n_ff + w_idx*sigma_attn*(x20 - 1) + sigma_attn*(n_attn + x80)) + x95*(st_cmp + ctx*(kv_idx + kv_bytes) + x94))), t_kernel*x0 + x75*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x75, x93*(n_experts*x79*(1 - (1 - x77)**x87)*(d_ff*x77*x90*x91 + d_ff*x88 + x45*x77*x92/x90) + p_emb*x76) + x93*(w_idx*p*x19 + n_sh*x101*x78*(d_ff_shared*x88 + d_ff_shared*x97*x98 + x100/x97) + x101*(n_q*x102 + p_act*x36*x99/x105 + x100/x104 + x102*x35 + x104*x86*x98 + x105*x17*x92) + x18*x95*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x85 + x94))), x3*(n_attn*x30 + 2*b*q_lm*x76 + x8*(2*n_ff*x77 + 2*x80) + x8*(f_idx*n_layers*x81*(xi_idx*x20 - xi_idx + 1) + w_idx*(2*x20 - 2) + x0*x86*(x85*numpy.where(numpy.greater_equal(k_top, x82), x81, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x84*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x83))) + numpy.where(numpy.greater_equal(ctx_win, x82), x81, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x84*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x83))))))/flops), numpy.inf)
+    x69 = x27*numpy.log(x65)
+    x70 = x63*x66
+    x71 = (1/200000)*x69 + (3/5000000)*x70 + 31/5000000
+    x72 = (17/2000000)*x69 + (1/800000)*x70 + 51/4000000
+    x73 = (7/250000)*x69 + (7/250000)*x70 - 7/250000
+    x74 = d_model*p_disp*x67
+    x75 = x74*x9
+    x76 = n_layers*(numpy.where(x15, 0, numpy.minimum(numpy.minimum(x26 + x29, (20/19)*x26 + x33), x25*x31 + x32)) + numpy.where(x15, 0, numpy.minimum(numpy.minimum(x29 + x38, x32 + x37*x39), x33 + (20/19)*x38))) + n_layers*(numpy.where(x42, 0, numpy.minimum(numpy.minimum(x51 + x54, (20/19)*x51 + x56), x2*x31*x50 + x55)) + numpy.where(x42, 0, numpy.minimum(numpy.minimum(x54 + x59, x56 + (20/19)*x59), x39*x58 + x55))) + n_layers*numpy.where(numpy.where(x40, numpy.greater(x41, 1), False), numpy.where(x15, 0, numpy.minimum(numpy.minimum(x29 + x61, x33 + (20/19)*x61), x30*x60 + x32)) + numpy.where(numpy.greater(sigma_attn, 1), numpy.where(x62, 0, numpy.minimum(numpy.minimum(x68 + x71, (10/19)*x68 + x72), x67*x7 + x73)) + numpy.where(x62, 0, numpy.minimum(numpy.minimum(x71 + x75, x72 + (10/19)*x75), x6*x74 + x73)), 0), 0) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x11 + 7/250000, (5/19)*x11 + 9/400000), x1*x7 + 59/5000000)
+    x77 = d_model*vocab
+    x78 = s**(-1.0)
+    x79 = n_ff_in + n_ff_out
+    x80 = n_layers*x79
+    x81 = d_model*x57*x80
+    x82 = ctx + x4 - 1/2
+    x83 = ctx + q_len - 1
+    x84 = ctx**2 - ctx
+    x85 = (1/2)/q_len
+    x86 = r_cmp**(-1.0)
+    x87 = d_head*n_q
+    x88 = x18*x8
+    x89 = d_model*p
+    x90 = numpy.sqrt(d_model)
+    x91 = numpy.maximum(1, numpy.minimum(x44, x47*x90/numpy.sqrt(d_ff)))
+    x92 = p_act*x88
+    x93 = x2*x88
+    x94 = n_pp*x3/hbm_bw
+    x95 = kv_win*numpy.minimum(ctx, ctx_win)
+    x96 = b*numpy.maximum(1, g*x20/n_q)
+    x97 = x14*x90
+    x98 = numpy.minimum(x20, numpy.maximum(1, x97/numpy.sqrt(d_ff_shared)))
+    x99 = x17*x92
+    x100 = n_gpu*x8/(n_pp**2*sigma_attn**2)
+    x101 = x100*x2
+    x102 = sigma_attn*n_layers
+    x103 = d_head*x89
+    x104 = numpy.sqrt(d_head)
+    x105 = numpy.minimum(x20, numpy.maximum(1, x97/(numpy.sqrt(n_q)*x104)))
+    x106 = numpy.minimum(x20, numpy.maximum(1, x104*x14*numpy.sqrt(x35)/x90))
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + p*(n_ff + w_idx*sigma_attn*(x20 - 1) + sigma_attn*(n_attn + x81)) + x96*(st_cmp + ctx*(kv_idx + kv_bytes) + x95))), t_kernel*x0 + x76*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x76, x94*(n_experts*x80*(1 - (1 - x78)**x88)*(d_ff*x78*x91*x92 + d_ff*x89 + x45*x78*x93/x91) + p_emb*x77) + x94*(w_idx*p*x19 + n_sh*x102*x79*(d_ff_shared*x89 + d_ff_shared*x98*x99 + x101/x98) + x102*(n_q*x103 + p_act*x100*x36/x106 + x101/x105 + x103*x35 + x105*x87*x99 + x106*x17*x93) + x18*x96*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x86 + x95))), x0*x87*x9*(x86*numpy.where(numpy.greater_equal(k_top, x83), x82, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x85*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x84))) + numpy.where(numpy.greater_equal(ctx_win, x83), x82, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x85*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x84))))/flops_attn + x3*(n_attn*x30 + 2*b*q_lm*x77 + x8*(2*n_ff*x78 + 2*x81) + x8*(f_idx*n_layers*x82*(xi_idx*x20 - xi_idx + 1) + w_idx*(2*x20 - 2)))/flops), numpy.inf)
 
 
-def physical_nccl_2d_moe__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_2d_moe__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_gpu/(n_pp*sigma_attn)
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, g*x0/n_q) + p*(n_ff + w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))))), 1, 0)
 
 
-def physical_nccl_2d_moe__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_2d_moe__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = b*q_len
     x1 = (1/2)*x0
     x2 = bw_ar_inter**(-1.0)
@@ -3056,7 +3263,7 @@ def physical_nccl_2d_moe__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act
     return 4*n_layers*t_kernel + n_layers*(numpy.where(x11, 0, numpy.minimum(numpy.minimum(x17 + x20, (20/19)*x17 + x22), 2*x17 + x21)) + numpy.where(x11, 0, numpy.minimum(numpy.minimum(x20 + x23, x21 + 2*x23), x22 + (20/19)*x23))) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x6 + 7/250000, (5/19)*x6 + 9/400000), x1*x5 + 59/5000000)
 
 
-def physical_nccl_2d_moe__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_2d_moe__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = bw_ar_inter**(-1.0)
     x1 = n_gpu**(-1.0)
     x2 = d_model*x1
@@ -3162,274 +3369,272 @@ def physical_nccl_2d_moe__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx
     x102 = (1/200000)*x13
     x103 = x99/x100
     x104 = x101*x102 + (3/5000000)*x103 + 31/5000000
-    x105 = xi_ep*numpy.minimum(numpy.minimum(numpy.minimum(n_active, n_experts), x17), numpy.ceil(x14*x39)) + x98*numpy.ceil(x14*x95)
-    x106 = x105**(-1.0)
-    x107 = x106*x95
-    x108 = numpy.maximum(x0*x107*(x105 - 1), x105*x23*numpy.maximum(0, x106*x95 - 1))
-    x109 = 1 - x15
+    x105 = -x15
+    x106 = xi_ep*numpy.minimum(numpy.minimum(numpy.minimum(n_active, n_experts), x17), numpy.ceil(x14*x39)) + x98*numpy.ceil(x14*x95)
+    x107 = x106**(-1.0)
+    x108 = x105 + 1
+    x109 = x95*numpy.maximum(x23*numpy.maximum(0, x105 + x107), x0*numpy.minimum(x108, 1 - x107))
     x110 = x109*x5
-    x111 = x108*x110
-    x112 = numpy.log(x105)
-    x113 = x102*x112 + (3/5000000)*x107
-    x114 = x111 + x113
-    x115 = x112*x13
-    x116 = (1/800000)*x107 + (17/2000000)*x115
-    x117 = (10/19)*x111 + x116
+    x111 = numpy.log(x106)
+    x112 = x107*x95
+    x113 = x102*x111 + (3/5000000)*x112
+    x114 = x110 + x113
+    x115 = x111*x13
+    x116 = (1/800000)*x112 + (17/2000000)*x115
+    x117 = (10/19)*x110 + x116
     x118 = x109*x2
-    x119 = x108*x118
-    x120 = (7/250000)*x107 + (7/250000)*x115
-    x121 = x119*x8 + x120
-    x122 = xi_ep*x96 + x98*numpy.ceil(x14*x96)
-    x123 = x122**(-1.0)
-    x124 = x123*x96
-    x125 = numpy.maximum(x0*x124*(x122 - 1), x122*x23*numpy.maximum(0, x123*x96 - 1))
-    x126 = x110*x125
-    x127 = numpy.log(x122)
-    x128 = x102*x127 + (3/5000000)*x124
-    x129 = x126 + x128
-    x130 = x127*x13
-    x131 = (1/800000)*x124 + (17/2000000)*x130
-    x132 = (10/19)*x126 + x131
-    x133 = x118*x125
-    x134 = (7/250000)*x124 + (7/250000)*x130
-    x135 = x133*x8 + x134
-    x136 = x101*x13
-    x137 = (1/800000)*x103 + (17/2000000)*x136 + 51/4000000
-    x138 = (7/250000)*x103 + (7/250000)*x136 - 7/250000
-    x139 = p_disp*x3
-    x140 = x119*x139
-    x141 = x113 + x140
-    x142 = x116 + (10/19)*x140
-    x143 = p_disp*x7
-    x144 = x119*x143 + x120
-    x145 = x133*x139
-    x146 = x128 + x145
-    x147 = x131 + (10/19)*x145
-    x148 = x133*x143 + x134
-    return n_layers*(numpy.where(x12, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x27, x28 + 77/1250000), numpy.greater_equal(x30, x28 - 59/10000000)), x22, numpy.where(numpy.greater_equal(x27, x30 + 27/400000), x31, x32))) + numpy.where(x12, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x35, x36 + 77/1250000), numpy.greater_equal(x37, x36 - 59/10000000)), x22, numpy.where(numpy.greater_equal(x35, x37 + 27/400000), x31, x32)))) + n_layers*(numpy.where(x44, 0, numpy.where(numpy.where(x38, numpy.logical_and(numpy.greater_equal(x61, x63 + 77/1250000), numpy.greater_equal(x65, x63 - 59/10000000)), numpy.logical_and(numpy.greater_equal(x74, x76 + 77/1250000), numpy.greater_equal(x78, x76 - 59/10000000))), x51, numpy.where(numpy.where(x38, numpy.greater_equal(x61, x65 + 27/400000), numpy.greater_equal(x74, x78 + 27/400000)), x80, x81))) + numpy.where(x44, 0, numpy.where(numpy.where(x38, numpy.logical_and(numpy.greater_equal(x84, x85 + 77/1250000), numpy.greater_equal(x86, x85 - 59/10000000)), numpy.logical_and(numpy.greater_equal(x88, x89 + 77/1250000), numpy.greater_equal(x90, x89 - 59/10000000))), x51, numpy.where(numpy.where(x38, numpy.greater_equal(x84, x86 + 27/400000), numpy.greater_equal(x88, x90 + 27/400000)), x80, x81)))) + n_layers*numpy.where(numpy.where(x38, numpy.greater(x39, 1), False), numpy.where(x12, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x92, x93 + 77/1250000), numpy.greater_equal(x94, x93 - 59/10000000)), x22, numpy.where(numpy.greater_equal(x92, x94 + 27/400000), x31, x32))) + numpy.where(x97, 0, numpy.where(numpy.where(x38, numpy.logical_and(numpy.less_equal(x114, x117 + 131/20000000), numpy.less_equal(x114, x121 - 171/5000000)), numpy.logical_and(numpy.less_equal(x129, x132 + 131/20000000), numpy.less_equal(x129, x135 - 171/5000000))), x104, numpy.where(numpy.where(x38, numpy.greater_equal(x121, x117 + 163/4000000), numpy.greater_equal(x135, x132 + 163/4000000)), x137, x138))) + numpy.where(x97, 0, numpy.where(numpy.where(x38, numpy.logical_and(numpy.less_equal(x141, x142 + 131/20000000), numpy.less_equal(x141, x144 - 171/5000000)), numpy.logical_and(numpy.less_equal(x146, x147 + 131/20000000), numpy.less_equal(x146, x148 - 171/5000000))), x104, numpy.where(numpy.where(x38, numpy.greater_equal(x144, x142 + 163/4000000), numpy.greater_equal(x148, x147 + 163/4000000)), x137, x138))), 0) + (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x6, (10/19)*x6 + 107/5000000), numpy.less_equal(x6, x0*x2*x8 + 81/2500000)), 59/5000000, numpy.where(numpy.less_equal(x6, (19/20)*x6 + 209/10000000), 9/400000, 7/250000))
+    x119 = (7/250000)*x112 + (7/250000)*x115
+    x120 = x118*x8 + x119
+    x121 = xi_ep*x96 + x98*numpy.ceil(x14*x96)
+    x122 = x121**(-1.0)
+    x123 = x96*numpy.maximum(x23*numpy.maximum(0, x105 + x122), x0*numpy.minimum(x108, 1 - x122))
+    x124 = x123*x5
+    x125 = numpy.log(x121)
+    x126 = x122*x96
+    x127 = x102*x125 + (3/5000000)*x126
+    x128 = x124 + x127
+    x129 = x125*x13
+    x130 = (1/800000)*x126 + (17/2000000)*x129
+    x131 = (10/19)*x124 + x130
+    x132 = x123*x2
+    x133 = (7/250000)*x126 + (7/250000)*x129
+    x134 = x132*x8 + x133
+    x135 = x101*x13
+    x136 = (1/800000)*x103 + (17/2000000)*x135 + 51/4000000
+    x137 = (7/250000)*x103 + (7/250000)*x135 - 7/250000
+    x138 = p_disp*x3
+    x139 = x118*x138
+    x140 = x113 + x139
+    x141 = x116 + (10/19)*x139
+    x142 = p_disp*x7
+    x143 = x118*x142 + x119
+    x144 = x132*x138
+    x145 = x127 + x144
+    x146 = x130 + (10/19)*x144
+    x147 = x132*x142 + x133
+    return n_layers*(numpy.where(x12, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x27, x28 + 77/1250000), numpy.greater_equal(x30, x28 - 59/10000000)), x22, numpy.where(numpy.greater_equal(x27, x30 + 27/400000), x31, x32))) + numpy.where(x12, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x35, x36 + 77/1250000), numpy.greater_equal(x37, x36 - 59/10000000)), x22, numpy.where(numpy.greater_equal(x35, x37 + 27/400000), x31, x32)))) + n_layers*(numpy.where(x44, 0, numpy.where(numpy.where(x38, numpy.logical_and(numpy.greater_equal(x61, x63 + 77/1250000), numpy.greater_equal(x65, x63 - 59/10000000)), numpy.logical_and(numpy.greater_equal(x74, x76 + 77/1250000), numpy.greater_equal(x78, x76 - 59/10000000))), x51, numpy.where(numpy.where(x38, numpy.greater_equal(x61, x65 + 27/400000), numpy.greater_equal(x74, x78 + 27/400000)), x80, x81))) + numpy.where(x44, 0, numpy.where(numpy.where(x38, numpy.logical_and(numpy.greater_equal(x84, x85 + 77/1250000), numpy.greater_equal(x86, x85 - 59/10000000)), numpy.logical_and(numpy.greater_equal(x88, x89 + 77/1250000), numpy.greater_equal(x90, x89 - 59/10000000))), x51, numpy.where(numpy.where(x38, numpy.greater_equal(x84, x86 + 27/400000), numpy.greater_equal(x88, x90 + 27/400000)), x80, x81)))) + n_layers*numpy.where(numpy.where(x38, numpy.greater(x39, 1), False), numpy.where(numpy.greater(sigma_attn, 1), numpy.where(x97, 0, numpy.where(numpy.where(x38, numpy.logical_and(numpy.less_equal(x114, x117 + 131/20000000), numpy.less_equal(x114, x120 - 171/5000000)), numpy.logical_and(numpy.less_equal(x128, x131 + 131/20000000), numpy.less_equal(x128, x134 - 171/5000000))), x104, numpy.where(numpy.where(x38, numpy.greater_equal(x120, x117 + 163/4000000), numpy.greater_equal(x134, x131 + 163/4000000)), x136, x137))) + numpy.where(x97, 0, numpy.where(numpy.where(x38, numpy.logical_and(numpy.less_equal(x140, x141 + 131/20000000), numpy.less_equal(x140, x143 - 171/5000000)), numpy.logical_and(numpy.less_equal(x145, x146 + 131/20000000), numpy.less_equal(x145, x147 - 171/5000000))), x104, numpy.where(numpy.where(x38, numpy.greater_equal(x143, x141 + 163/4000000), numpy.greater_equal(x147, x146 + 163/4000000)), x136, x137))), 0) + numpy.where(x12, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x92, x93 + 77/1250000), numpy.greater_equal(x94, x93 - 59/10000000)), x22, numpy.where(numpy.greater_equal(x92, x94 + 27/400000), x31, x32))), 0) + (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x6, (10/19)*x6 + 107/5000000), numpy.less_equal(x6, x0*x2*x8 + 81/2500000)), 59/5000000, numpy.where(numpy.less_equal(x6, (19/20)*x6 + 209/10000000), 9/400000, 7/250000))
 
 
-def physical_nccl_2d_moe__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_2d_moe__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = bw_ar_inter**(-1.0)
     x1 = n_gpu**(-1.0)
     x2 = d_model*x1
     x3 = b*q_len
     x4 = (1/2)*x3
     x5 = p_act*x4
-    x6 = x0*x2*x5
-    x7 = p_act*x3
-    x8 = x2*x7
-    x9 = x0*x8
-    x10 = numpy.sqrt(n_gpu)
-    x11 = 1/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x12 = x10*x11
-    x13 = numpy.less_equal(x12, 1)
-    x14 = node_size**(-1.0)
-    x15 = sigma_attn**(-1.0)
-    x16 = n_pp**(-1.0)
-    x17 = n_gpu*x16
-    x18 = numpy.sqrt(numpy.ceil(x14*x15*x17))
-    x19 = bw_ar_intra**(-1.0)
-    x20 = x12/x18
-    x21 = numpy.maximum(x0*(x18 - 1), x18*x19*numpy.maximum(0, x20 - 1))
-    x22 = x21*x8
-    x23 = 2*x22
-    x24 = numpy.log(2)**(-1.0)
-    x25 = x24*numpy.log(x18)
-    x26 = (7/125000)*x20 + (7/125000)*x25
-    x27 = x22 + x26
-    x28 = (3/2500000)*x20 + (1/100000)*x25
-    x29 = x23 + x28
-    x30 = (20/19)*x22
-    x31 = (1/400000)*x20 + (17/1000000)*x25
-    x32 = x30 + x31
-    x33 = x1*x7
-    x34 = d_head*x21*x33*(n_q + 2*n_q/g)
-    x35 = 2*x34
-    x36 = x26 + x34
-    x37 = x28 + x35
-    x38 = (20/19)*x34
-    x39 = x31 + x38
-    x40 = numpy.less_equal(s, x16*x4)
-    x41 = numpy.minimum(n_experts, x17)
-    x42 = numpy.maximum(1, x17/numpy.maximum(1, x41))
-    x43 = numpy.sqrt(x42)
-    x44 = numpy.maximum(1, x17)
-    x45 = numpy.sqrt(x44)
-    x46 = numpy.where(x40, numpy.less_equal(x43, 1), numpy.less_equal(x45, 1))
-    x47 = numpy.where(x40, x41, 1)
-    x48 = numpy.maximum(1, x17/numpy.maximum(1, x47))
-    x49 = numpy.sqrt(numpy.ceil(x14*x48))
-    x50 = numpy.maximum(x0*(x49 - 1), x19*x49*numpy.maximum(0, numpy.sqrt(x48)/x49 - 1))
-    x51 = n_ff_out*x8
-    x52 = x50*x51
-    x53 = numpy.sqrt(numpy.ceil(x14*x42))
-    x54 = x53**(-1.0)
-    x55 = numpy.maximum(x0*(x53 - 1), x19*x53*numpy.maximum(0, x43*x54 - 1))
-    x56 = x51*x55
-    x57 = x43*x54
-    x58 = x24*numpy.log(x53)
-    x59 = (7/125000)*x57 + (7/125000)*x58
-    x60 = x56 + x59
-    x61 = (3/2500000)*x57 + (1/100000)*x58
-    x62 = 2*x56 + x61
-    x63 = (1/400000)*x57 + (17/1000000)*x58
-    x64 = (20/19)*x56 + x63
-    x65 = numpy.sqrt(numpy.ceil(x14*x44))
-    x66 = x65**(-1.0)
-    x67 = numpy.maximum(x0*(x65 - 1), x19*x65*numpy.maximum(0, x45*x66 - 1))
-    x68 = x51*x67
-    x69 = x45*x66
-    x70 = x24*numpy.log(x65)
-    x71 = (7/125000)*x69 + (7/125000)*x70
-    x72 = x68 + x71
-    x73 = (3/2500000)*x69 + (1/100000)*x70
-    x74 = 2*x68 + x73
-    x75 = (1/400000)*x69 + (17/1000000)*x70
-    x76 = (20/19)*x68 + x75
-    x77 = n_ff_in*x33*(d_ff*n_active + d_ff_shared*n_sh)
-    x78 = x50*x77
-    x79 = x55*x77
-    x80 = x59 + x79
-    x81 = x61 + 2*x79
-    x82 = x63 + (20/19)*x79
-    x83 = x67*x77
-    x84 = x71 + x83
-    x85 = x73 + 2*x83
-    x86 = x75 + (20/19)*x83
-    x87 = d_model*x11*x21*x7/x10
-    x88 = 2*x87
-    x89 = x26 + x87
-    x90 = x28 + x88
-    x91 = (20/19)*x87
-    x92 = x31 + x91
-    x93 = numpy.minimum(numpy.minimum(n_active, n_experts), x17)
-    x94 = numpy.minimum(1, n_active)
-    x95 = numpy.where(x40, numpy.less_equal(x93, 1), numpy.less_equal(x94, 1))
-    x96 = 1 - xi_ep
-    x97 = numpy.minimum(n_active, x47)
-    x98 = xi_ep*numpy.minimum(numpy.minimum(n_active, x47), numpy.ceil(x14*x47)) + x96*numpy.ceil(x14*x97)
-    x99 = x98**(-1.0)
-    x100 = numpy.maximum(x0*x97*x99*(x98 - 1), x19*x98*numpy.maximum(0, x97*x99 - 1))
-    x101 = 1 - x15
-    x102 = x101*x8
-    x103 = x100*x102
-    x104 = xi_ep*numpy.minimum(numpy.minimum(numpy.minimum(n_active, n_experts), x17), numpy.ceil(x14*x41)) + x96*numpy.ceil(x14*x93)
+    x6 = x2*x5
+    x7 = x0*x6
+    x8 = p_act*x3
+    x9 = x2*x8
+    x10 = x0*x9
+    x11 = numpy.sqrt(n_gpu)
+    x12 = 1/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x13 = x11*x12
+    x14 = numpy.less_equal(x13, 1)
+    x15 = node_size**(-1.0)
+    x16 = sigma_attn**(-1.0)
+    x17 = n_pp**(-1.0)
+    x18 = n_gpu*x17
+    x19 = numpy.sqrt(numpy.ceil(x15*x16*x18))
+    x20 = bw_ar_intra**(-1.0)
+    x21 = x13/x19
+    x22 = numpy.maximum(x0*(x19 - 1), x19*x20*numpy.maximum(0, x21 - 1))
+    x23 = x22*x9
+    x24 = 2*x23
+    x25 = numpy.log(2)**(-1.0)
+    x26 = x25*numpy.log(x19)
+    x27 = (7/125000)*x21 + (7/125000)*x26
+    x28 = x23 + x27
+    x29 = (3/2500000)*x21 + (1/100000)*x26
+    x30 = x24 + x29
+    x31 = (20/19)*x23
+    x32 = (1/400000)*x21 + (17/1000000)*x26
+    x33 = x31 + x32
+    x34 = x1*x8
+    x35 = d_head*x22*x34*(n_q + 2*n_q/g)
+    x36 = 2*x35
+    x37 = x27 + x35
+    x38 = x29 + x36
+    x39 = (20/19)*x35
+    x40 = x32 + x39
+    x41 = numpy.less_equal(s, x17*x4)
+    x42 = numpy.minimum(n_experts, x18)
+    x43 = numpy.maximum(1, x18/numpy.maximum(1, x42))
+    x44 = numpy.sqrt(x43)
+    x45 = numpy.maximum(1, x18)
+    x46 = numpy.sqrt(x45)
+    x47 = numpy.where(x41, numpy.less_equal(x44, 1), numpy.less_equal(x46, 1))
+    x48 = numpy.where(x41, x42, 1)
+    x49 = numpy.maximum(1, x18/numpy.maximum(1, x48))
+    x50 = numpy.sqrt(numpy.ceil(x15*x49))
+    x51 = numpy.maximum(x0*(x50 - 1), x20*x50*numpy.maximum(0, numpy.sqrt(x49)/x50 - 1))
+    x52 = n_ff_out*x9
+    x53 = x51*x52
+    x54 = numpy.sqrt(numpy.ceil(x15*x43))
+    x55 = x54**(-1.0)
+    x56 = numpy.maximum(x0*(x54 - 1), x20*x54*numpy.maximum(0, x44*x55 - 1))
+    x57 = x52*x56
+    x58 = x44*x55
+    x59 = x25*numpy.log(x54)
+    x60 = (7/125000)*x58 + (7/125000)*x59
+    x61 = x57 + x60
+    x62 = (3/2500000)*x58 + (1/100000)*x59
+    x63 = 2*x57 + x62
+    x64 = (1/400000)*x58 + (17/1000000)*x59
+    x65 = (20/19)*x57 + x64
+    x66 = numpy.sqrt(numpy.ceil(x15*x45))
+    x67 = x66**(-1.0)
+    x68 = numpy.maximum(x0*(x66 - 1), x20*x66*numpy.maximum(0, x46*x67 - 1))
+    x69 = x52*x68
+    x70 = x46*x67
+    x71 = x25*numpy.log(x66)
+    x72 = (7/125000)*x70 + (7/125000)*x71
+    x73 = x69 + x72
+    x74 = (3/2500000)*x70 + (1/100000)*x71
+    x75 = 2*x69 + x74
+    x76 = (1/400000)*x70 + (17/1000000)*x71
+    x77 = (20/19)*x69 + x76
+    x78 = n_ff_in*x34*(d_ff*n_active + d_ff_shared*n_sh)
+    x79 = x51*x78
+    x80 = x56*x78
+    x81 = x60 + x80
+    x82 = x62 + 2*x80
+    x83 = x64 + (20/19)*x80
+    x84 = x68*x78
+    x85 = x72 + x84
+    x86 = x74 + 2*x84
+    x87 = x76 + (20/19)*x84
+    x88 = d_model*x12*x22*x8/x11
+    x89 = 2*x88
+    x90 = x27 + x88
+    x91 = x29 + x89
+    x92 = (20/19)*x88
+    x93 = x32 + x92
+    x94 = numpy.minimum(numpy.minimum(n_active, n_experts), x18)
+    x95 = numpy.minimum(1, n_active)
+    x96 = numpy.where(x41, numpy.less_equal(x94, 1), numpy.less_equal(x95, 1))
+    x97 = numpy.minimum(n_active, x48)
+    x98 = -x16
+    x99 = 1 - xi_ep
+    x100 = (xi_ep*numpy.minimum(numpy.minimum(n_active, x48), numpy.ceil(x15*x48)) + x99*numpy.ceil(x15*x97))**(-1.0)
+    x101 = x98 + 1
+    x102 = x97*numpy.maximum(x20*numpy.maximum(0, x100 + x98), x0*numpy.minimum(x101, 1 - x100))
+    x103 = x102*x9
+    x104 = xi_ep*numpy.minimum(numpy.minimum(numpy.minimum(n_active, n_experts), x18), numpy.ceil(x15*x42)) + x99*numpy.ceil(x15*x94)
     x105 = x104**(-1.0)
-    x106 = x105*x93
-    x107 = numpy.maximum(x0*x106*(x104 - 1), x104*x19*numpy.maximum(0, x105*x93 - 1))
-    x108 = x102*x107
-    x109 = x24*numpy.log(x104)
-    x110 = (3/5000000)*x106 + (1/200000)*x109
-    x111 = x108 + x110
-    x112 = (1/800000)*x106 + (17/2000000)*x109
-    x113 = (10/19)*x108 + x112
-    x114 = x101*x2
-    x115 = x114*x5
-    x116 = (7/250000)*x106 + (7/250000)*x109
-    x117 = x107*x115 + x116
-    x118 = xi_ep*x94 + x96*numpy.ceil(x14*x94)
-    x119 = x118**(-1.0)
-    x120 = x119*x94
-    x121 = numpy.maximum(x0*x120*(x118 - 1), x118*x19*numpy.maximum(0, x119*x94 - 1))
-    x122 = x102*x121
-    x123 = x24*numpy.log(x118)
-    x124 = (3/5000000)*x120 + (1/200000)*x123
-    x125 = x122 + x124
-    x126 = (1/800000)*x120 + (17/2000000)*x123
-    x127 = (10/19)*x122 + x126
-    x128 = (7/250000)*x120 + (7/250000)*x123
-    x129 = x115*x121 + x128
-    x130 = x100*x114
-    x131 = p_disp*x3
-    x132 = x130*x131
-    x133 = x114*x131
-    x134 = x107*x133
-    x135 = x110 + x134
-    x136 = x112 + (10/19)*x134
-    x137 = p_disp*x4
-    x138 = x114*x137
-    x139 = x107*x138 + x116
-    x140 = x121*x133
-    x141 = x124 + x140
-    x142 = x126 + (10/19)*x140
-    x143 = x121*x138 + x128
-    return n_layers*(numpy.where(x13, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x27, x29 + 77/1250000), numpy.greater_equal(x32, x29 - 59/10000000)), x23, numpy.where(numpy.greater_equal(x27, x32 + 27/400000), x30, x22))) + numpy.where(x13, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x36, x37 + 77/1250000), numpy.greater_equal(x39, x37 - 59/10000000)), x35, numpy.where(numpy.greater_equal(x36, x39 + 27/400000), x38, x34)))) + n_layers*(numpy.where(x46, 0, numpy.where(numpy.where(x40, numpy.logical_and(numpy.greater_equal(x60, x62 + 77/1250000), numpy.greater_equal(x64, x62 - 59/10000000)), numpy.logical_and(numpy.greater_equal(x72, x74 + 77/1250000), numpy.greater_equal(x76, x74 - 59/10000000))), 2*x52, numpy.where(numpy.where(x40, numpy.greater_equal(x60, x64 + 27/400000), numpy.greater_equal(x72, x76 + 27/400000)), (20/19)*x52, x52))) + numpy.where(x46, 0, numpy.where(numpy.where(x40, numpy.logical_and(numpy.greater_equal(x80, x81 + 77/1250000), numpy.greater_equal(x82, x81 - 59/10000000)), numpy.logical_and(numpy.greater_equal(x84, x85 + 77/1250000), numpy.greater_equal(x86, x85 - 59/10000000))), 2*x78, numpy.where(numpy.where(x40, numpy.greater_equal(x80, x82 + 27/400000), numpy.greater_equal(x84, x86 + 27/400000)), (20/19)*x78, x78)))) + n_layers*numpy.where(numpy.where(x40, numpy.greater(x41, 1), False), numpy.where(x13, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x89, x90 + 77/1250000), numpy.greater_equal(x92, x90 - 59/10000000)), x88, numpy.where(numpy.greater_equal(x89, x92 + 27/400000), x91, x87))) + numpy.where(x95, 0, numpy.where(numpy.where(x40, numpy.logical_and(numpy.less_equal(x111, x113 + 131/20000000), numpy.less_equal(x111, x117 - 171/5000000)), numpy.logical_and(numpy.less_equal(x125, x127 + 131/20000000), numpy.less_equal(x125, x129 - 171/5000000))), x103, numpy.where(numpy.where(x40, numpy.greater_equal(x117, x113 + 163/4000000), numpy.greater_equal(x129, x127 + 163/4000000)), (10/19)*x103, x130*x5))) + numpy.where(x95, 0, numpy.where(numpy.where(x40, numpy.logical_and(numpy.less_equal(x135, x136 + 131/20000000), numpy.less_equal(x135, x139 - 171/5000000)), numpy.logical_and(numpy.less_equal(x141, x142 + 131/20000000), numpy.less_equal(x141, x143 - 171/5000000))), x132, numpy.where(numpy.where(x40, numpy.greater_equal(x139, x136 + 163/4000000), numpy.greater_equal(x143, x142 + 163/4000000)), (10/19)*x132, x130*x137))), 0) + (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x9, x6 + 81/2500000), numpy.less_equal(x9, (10/19)*x9 + 107/5000000)), x6, numpy.where(numpy.less_equal(x9, (19/20)*x9 + 209/10000000), (5/19)*x9, (1/4)*x9))
+    x106 = x94*numpy.maximum(x20*numpy.maximum(0, x105 + x98), x0*numpy.minimum(x101, 1 - x105))
+    x107 = x106*x9
+    x108 = x25*numpy.log(x104)
+    x109 = x105*x94
+    x110 = (1/200000)*x108 + (3/5000000)*x109
+    x111 = x107 + x110
+    x112 = (17/2000000)*x108 + (1/800000)*x109
+    x113 = (10/19)*x107 + x112
+    x114 = (7/250000)*x108 + (7/250000)*x109
+    x115 = x106*x6 + x114
+    x116 = xi_ep*x95 + x99*numpy.ceil(x15*x95)
+    x117 = x116**(-1.0)
+    x118 = x95*numpy.maximum(x20*numpy.maximum(0, x117 + x98), x0*numpy.minimum(x101, 1 - x117))
+    x119 = x118*x9
+    x120 = x25*numpy.log(x116)
+    x121 = x117*x95
+    x122 = (1/200000)*x120 + (3/5000000)*x121
+    x123 = x119 + x122
+    x124 = (17/2000000)*x120 + (1/800000)*x121
+    x125 = (10/19)*x119 + x124
+    x126 = (7/250000)*x120 + (7/250000)*x121
+    x127 = x118*x6 + x126
+    x128 = x102*x2
+    x129 = p_disp*x3
+    x130 = x128*x129
+    x131 = x129*x2
+    x132 = x106*x131
+    x133 = x110 + x132
+    x134 = x112 + (10/19)*x132
+    x135 = p_disp*x4
+    x136 = x135*x2
+    x137 = x106*x136 + x114
+    x138 = x118*x131
+    x139 = x122 + x138
+    x140 = x124 + (10/19)*x138
+    x141 = x118*x136 + x126
+    return n_layers*(numpy.where(x14, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x28, x30 + 77/1250000), numpy.greater_equal(x33, x30 - 59/10000000)), x24, numpy.where(numpy.greater_equal(x28, x33 + 27/400000), x31, x23))) + numpy.where(x14, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x37, x38 + 77/1250000), numpy.greater_equal(x40, x38 - 59/10000000)), x36, numpy.where(numpy.greater_equal(x37, x40 + 27/400000), x39, x35)))) + n_layers*(numpy.where(x47, 0, numpy.where(numpy.where(x41, numpy.logical_and(numpy.greater_equal(x61, x63 + 77/1250000), numpy.greater_equal(x65, x63 - 59/10000000)), numpy.logical_and(numpy.greater_equal(x73, x75 + 77/1250000), numpy.greater_equal(x77, x75 - 59/10000000))), 2*x53, numpy.where(numpy.where(x41, numpy.greater_equal(x61, x65 + 27/400000), numpy.greater_equal(x73, x77 + 27/400000)), (20/19)*x53, x53))) + numpy.where(x47, 0, numpy.where(numpy.where(x41, numpy.logical_and(numpy.greater_equal(x81, x82 + 77/1250000), numpy.greater_equal(x83, x82 - 59/10000000)), numpy.logical_and(numpy.greater_equal(x85, x86 + 77/1250000), numpy.greater_equal(x87, x86 - 59/10000000))), 2*x79, numpy.where(numpy.where(x41, numpy.greater_equal(x81, x83 + 27/400000), numpy.greater_equal(x85, x87 + 27/400000)), (20/19)*x79, x79)))) + n_layers*numpy.where(numpy.where(x41, numpy.greater(x42, 1), False), numpy.where(numpy.greater(sigma_attn, 1), numpy.where(x96, 0, numpy.where(numpy.where(x41, numpy.logical_and(numpy.less_equal(x111, x113 + 131/20000000), numpy.less_equal(x111, x115 - 171/5000000)), numpy.logical_and(numpy.less_equal(x123, x125 + 131/20000000), numpy.less_equal(x123, x127 - 171/5000000))), x103, numpy.where(numpy.where(x41, numpy.greater_equal(x115, x113 + 163/4000000), numpy.greater_equal(x127, x125 + 163/4000000)), (10/19)*x103, x128*x5))) + numpy.where(x96, 0, numpy.where(numpy.where(x41, numpy.logical_and(numpy.less_equal(x133, x134 + 131/20000000), numpy.less_equal(x133, x137 - 171/5000000)), numpy.logical_and(numpy.less_equal(x139, x140 + 131/20000000), numpy.less_equal(x139, x141 - 171/5000000))), x130, numpy.where(numpy.where(x41, numpy.greater_equal(x137, x134 + 163/4000000), numpy.greater_equal(x141, x140 + 163/4000000)), (10/19)*x130, x128*x135))), 0) + numpy.where(x14, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x90, x91 + 77/1250000), numpy.greater_equal(x93, x91 - 59/10000000)), x89, numpy.where(numpy.greater_equal(x90, x93 + 27/400000), x92, x88))), 0) + (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x10, x7 + 81/2500000), numpy.less_equal(x10, (10/19)*x10 + 107/5000000)), x7, numpy.where(numpy.less_equal(x10, (19/20)*x10 + 209/10000000), (5/19)*x10, (1/4)*x10))
 
 
-def physical_nccl_2d_moe__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_2d_moe__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = 4*n_layers
-    x1 = (1/2)*q_len
-    x2 = bw_ar_inter**(-1.0)
-    x3 = n_gpu**(-1.0)
-    x4 = d_model*p_act*x3
-    x5 = x2*x4
+    x1 = n_gpu**(-1.0)
+    x2 = (1/2)*q_len
+    x3 = bw_ar_inter**(-1.0)
+    x4 = d_model*p_act
+    x5 = x3*x4
     x6 = b*q_len
-    x7 = x5*x6
-    x8 = n_pp**(-1.0)
-    x9 = b*x8
-    x10 = numpy.less_equal(s, x1*x9)
-    x11 = n_gpu*x8
-    x12 = numpy.minimum(n_experts, x11)
-    x13 = numpy.where(x10, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x12, 1), numpy.less_equal(x11, 1), numpy.less_equal(x11/x12, 1)), 1, numpy.sqrt(x11*numpy.where(numpy.less_equal(x12, 1), 1, x12**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x11, 1), 1, numpy.sqrt(x11)), 1))
-    x14 = x11/numpy.maximum(1, numpy.where(x10, x12, 1))
-    x15 = numpy.maximum(1, x14)
-    x16 = numpy.sqrt(numpy.ceil(x15/node_size))
-    x17 = numpy.sqrt(x15)
-    x18 = x16**(-1.0)
-    x19 = numpy.maximum(x2*(x16 - 1), x16*numpy.maximum(0, x17*x18 - 1)/bw_ar_intra)
-    x20 = x19*x6
-    x21 = n_ff_out*x4
-    x22 = x20*x21
-    x23 = x17*x18
-    x24 = numpy.log(x16)/numpy.log(2)
-    x25 = (7/125000)*x23 + (7/125000)*x24 - 7/125000
-    x26 = 2*x6
-    x27 = x19*x26
-    x28 = (3/2500000)*x23 + (1/100000)*x24 + 7/1250000
-    x29 = (1/400000)*x23 + (17/1000000)*x24 + 23/2000000
-    x30 = d_ff_shared*n_sh
-    x31 = n_ff_in*p_act*x3*(d_ff*n_active + x30)
-    x32 = x20*x31
-    x33 = n_layers*(numpy.where(x13, 0, numpy.minimum(numpy.minimum(x22 + x25, (20/19)*x22 + x29), x21*x27 + x28)) + numpy.where(x13, 0, numpy.minimum(numpy.minimum(x25 + x32, x29 + (20/19)*x32), x27*x31 + x28))) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x7 + 7/250000, (5/19)*x7 + 9/400000), b*x1*x5 + 59/5000000)
-    x34 = d_model*vocab
-    x35 = s**(-1.0)
-    x36 = n_ff_in + n_ff_out
-    x37 = d_model*n_layers*x30*x36
-    x38 = x11/sigma_attn
-    x39 = ctx + x1 - 1/2
-    x40 = ctx + q_len - 1
-    x41 = ctx**2 - ctx
-    x42 = (1/2)/q_len
-    x43 = r_cmp**(-1.0)
-    x44 = d_head*n_q
-    x45 = kv_win*numpy.minimum(ctx, ctx_win)
-    x46 = d_model*p
-    x47 = d_head*(n_q + 2*n_q/g)
-    x48 = x6*x8
-    x49 = p_act*x48
-    x50 = numpy.maximum(1, numpy.minimum(x14, numpy.sqrt(d_model)*x17/numpy.sqrt(d_ff)))
-    x51 = x35*x49
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(st_cmp + ctx*(kv_idx + kv_bytes) + x45) + p*(n_attn + n_ff + w_idx*(x11 - 1) + x37))), t_kernel*x0 + x33*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x33, n_pp*x3*(w_idx*p*x11 + n_layers*(n_experts*x36*(1 - (1 - x35)**x48)*(d_ff*x46 + d_ff*x50*x51 + d_model*x15*x51/x50) + n_sh*x36*(d_ff_shared*x46 + x49*(d_model + d_ff_shared)) + x44*x46 + x46*x47 + x49*(d_model + x44) + x49*(d_model + x47)) + p_emb*x34 + x9*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x43 + x45))/hbm_bw), x3*(n_attn*x26 + 2*b*q_lm*x34 + x6*(2*n_ff*x35 + 2*x37) + x6*(f_idx*n_layers*x39*(xi_idx*x38 - xi_idx + 1) + w_idx*(2*x38 - 2) + x0*x44*(x43*numpy.where(numpy.greater_equal(k_top, x40), x39, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x42*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x41))) + numpy.where(numpy.greater_equal(ctx_win, x40), x39, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x42*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x41))))))/flops), numpy.inf)
+    x7 = x1*x6
+    x8 = x5*x7
+    x9 = n_pp**(-1.0)
+    x10 = b*x9
+    x11 = numpy.less_equal(s, x10*x2)
+    x12 = n_gpu*x9
+    x13 = numpy.minimum(n_experts, x12)
+    x14 = numpy.where(x11, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x13, 1), numpy.less_equal(x12, 1), numpy.less_equal(x12/x13, 1)), 1, numpy.sqrt(x12*numpy.where(numpy.less_equal(x13, 1), 1, x13**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x12, 1), 1, numpy.sqrt(x12)), 1))
+    x15 = x12/numpy.maximum(1, numpy.where(x11, x13, 1))
+    x16 = numpy.maximum(1, x15)
+    x17 = numpy.sqrt(numpy.ceil(x16/node_size))
+    x18 = numpy.sqrt(x16)
+    x19 = x17**(-1.0)
+    x20 = numpy.maximum(x3*(x17 - 1), x17*numpy.maximum(0, x18*x19 - 1)/bw_ar_intra)
+    x21 = x20*x7
+    x22 = n_ff_out*x4
+    x23 = x21*x22
+    x24 = x18*x19
+    x25 = numpy.log(x17)/numpy.log(2)
+    x26 = (7/125000)*x24 + (7/125000)*x25 - 7/125000
+    x27 = 2*x6
+    x28 = x1*x20*x27
+    x29 = (3/2500000)*x24 + (1/100000)*x25 + 7/1250000
+    x30 = (1/400000)*x24 + (17/1000000)*x25 + 23/2000000
+    x31 = d_ff_shared*n_sh
+    x32 = n_ff_in*p_act*(d_ff*n_active + x31)
+    x33 = x21*x32
+    x34 = n_layers*(numpy.where(x14, 0, numpy.minimum(numpy.minimum(x23 + x26, (20/19)*x23 + x30), x22*x28 + x29)) + numpy.where(x14, 0, numpy.minimum(numpy.minimum(x26 + x33, x30 + (20/19)*x33), x28*x32 + x29))) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x8 + 7/250000, (5/19)*x8 + 9/400000), b*x1*x2*x5 + 59/5000000)
+    x35 = d_model*vocab
+    x36 = s**(-1.0)
+    x37 = n_ff_in + n_ff_out
+    x38 = d_model*n_layers*x31*x37
+    x39 = x12/sigma_attn
+    x40 = ctx + x2 - 1/2
+    x41 = ctx + q_len - 1
+    x42 = ctx**2 - ctx
+    x43 = (1/2)/q_len
+    x44 = r_cmp**(-1.0)
+    x45 = d_head*n_q
+    x46 = kv_win*numpy.minimum(ctx, ctx_win)
+    x47 = d_model*p
+    x48 = d_head*(n_q + 2*n_q/g)
+    x49 = x6*x9
+    x50 = p_act*x49
+    x51 = numpy.maximum(1, numpy.minimum(x15, numpy.sqrt(d_model)*x18/numpy.sqrt(d_ff)))
+    x52 = x36*x50
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(st_cmp + ctx*(kv_idx + kv_bytes) + x46) + p*(n_attn + n_ff + w_idx*(x12 - 1) + x38))), t_kernel*x0 + x34*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x34, n_pp*x1*(w_idx*p*x12 + n_layers*(n_experts*x37*(1 - (1 - x36)**x49)*(d_ff*x47 + d_ff*x51*x52 + d_model*x16*x52/x51) + n_sh*x37*(d_ff_shared*x47 + x50*(d_model + d_ff_shared)) + x45*x47 + x47*x48 + x50*(d_model + x45) + x50*(d_model + x48)) + p_emb*x35 + x10*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x44 + x46))/hbm_bw), x0*x45*x7*(x44*numpy.where(numpy.greater_equal(k_top, x41), x40, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x43*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x42))) + numpy.where(numpy.greater_equal(ctx_win, x41), x40, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x43*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x42))))/flops_attn + x1*(n_attn*x27 + 2*b*q_lm*x35 + x6*(2*n_ff*x36 + 2*x38) + x6*(f_idx*n_layers*x40*(xi_idx*x39 - xi_idx + 1) + w_idx*(2*x39 - 2)))/flops), numpy.inf)
 
 
-def physical_nccl_2d_moe__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_2d_moe__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     return (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x0 + 7/250000, (5/19)*x0 + 9/400000), (1/2)*x0 + 59/5000000)
 
 
-def physical_nccl_2d_moe__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_2d_moe__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     return (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x0, (1/2)*x0 + 81/2500000), numpy.less_equal(x0, (10/19)*x0 + 107/5000000)), 59/5000000, numpy.where(numpy.less_equal(x0, (19/20)*x0 + 209/10000000), 9/400000, 7/250000))
 
 
-def physical_nccl_2d_moe__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_2d_moe__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     x1 = (1/2)*x0
     return (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x0, x1 + 81/2500000), numpy.less_equal(x0, (10/19)*x0 + 107/5000000)), x1, numpy.where(numpy.less_equal(x0, (19/20)*x0 + 209/10000000), (5/19)*x0, (1/4)*x0))
 
 
-def physical_nccl_2d_moe__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_2d_moe__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
     x2 = b*x0
@@ -3447,11 +3652,11 @@ def physical_nccl_2d_moe__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p
     return n_pp*(w_idx*p*x1 + d_model*vocab*p_emb + n_layers*(n_experts*x8*(1 - (1 - x9)**x6)*(d_ff*x12*x13 + d_ff*x4 + d_model*x11*x13/x12) + n_sh*x8*(d_ff_shared*x4 + x7*(d_model + d_ff_shared)) + x3*x4 + x4*x5 + x7*(d_model + x3) + x7*(d_model + x5)) + x2*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp))/(hbm_bw*n_gpu)
 
 
-def physical_nccl_2d_moe__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_2d_moe__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes)) + p*(n_attn + n_ff + w_idx*(n_gpu/n_pp - 1) + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
-def physical_nccl_2d_moe__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_2d_moe__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = 4*n_layers
     x1 = bw_ar_inter**(-1.0)
     x2 = d_model*x1
@@ -3518,63 +3723,65 @@ def physical_nccl_2d_moe__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act
     x63 = x61*x62
     x64 = numpy.where(x14, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x15)), n_active, numpy.where(numpy.less_equal(n_experts, x15), n_experts, x15)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
     x65 = numpy.minimum(n_active, x19)
-    x66 = xi_ep*numpy.minimum(numpy.minimum(n_active, x19), numpy.ceil(x18*x19)) + (1 - xi_ep)*numpy.ceil(x18*x65)
-    x67 = x66**(-1.0)
-    x68 = x65*x67
-    x69 = d_model*(1 - x46)*numpy.maximum(x1*x68*(x66 - 1), x23*x66*numpy.maximum(0, x65*x67 - 1))
+    x66 = -x46
+    x67 = xi_ep*numpy.minimum(numpy.minimum(n_active, x19), numpy.ceil(x18*x19)) + (1 - xi_ep)*numpy.ceil(x18*x65)
+    x68 = x67**(-1.0)
+    x69 = d_model*x65*numpy.maximum(x23*numpy.maximum(0, x66 + x68), x1*numpy.minimum(x66 + 1, 1 - x68))
     x70 = x69*x9
-    x71 = x31*numpy.log(x66)
-    x72 = (3/5000000)*x68 + (1/200000)*x71 + 31/5000000
-    x73 = (1/800000)*x68 + (17/2000000)*x71 + 51/4000000
-    x74 = (7/250000)*x68 + (7/250000)*x71 - 7/250000
-    x75 = p_disp*x3*x69
-    x76 = x75*x8
-    x77 = d_model*vocab
-    x78 = p_emb*x77
-    x79 = n_ff_in + n_ff_out
-    x80 = s**(-1.0)
-    x81 = x12*x8
-    x82 = d_model*p
-    x83 = numpy.sqrt(d_model)
-    x84 = numpy.maximum(1, numpy.minimum(x20, x24*x83/numpy.sqrt(d_ff)))
-    x85 = p_act*x81
-    x86 = x80*x85
-    x87 = n_experts*x79*(1 - (1 - x80)**x81)*(d_ff*x82 + d_ff*x84*x86 + d_model*x21*x86/x84)
-    x88 = n_pp*x3/hbm_bw
-    x89 = w_idx*p*x15
-    x90 = numpy.maximum(1, g*x47/n_q)
-    x91 = kv_win*numpy.minimum(ctx, ctx_win)
-    x92 = r_cmp**(-1.0)
-    x93 = x13*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x92 + x91)
-    x94 = d_ff_shared*x82
-    x95 = x44*x83
-    x96 = numpy.minimum(x47, numpy.maximum(1, x95/numpy.sqrt(d_ff_shared)))
-    x97 = x46*x85
-    x98 = n_gpu*x61/(n_pp**2*sigma_attn**2)
-    x99 = d_model*x98
-    x100 = sigma_attn*n_layers
-    x101 = n_sh*x79
-    x102 = numpy.sqrt(d_head)
-    x103 = numpy.minimum(x47, numpy.maximum(1, x102*x44*numpy.sqrt(x57)/x83))
-    x104 = numpy.minimum(x47, numpy.maximum(1, x95/(numpy.sqrt(n_q)*x102)))
-    x105 = d_head*n_q
-    x106 = x105*x82 + x58*x82
-    x107 = d_model*n_layers*x39*x79
-    x108 = ctx + x5 - 1/2
-    x109 = ctx + q_len - 1
-    x110 = ctx**2 - ctx
-    x111 = (1/2)/q_len
-    x112 = n_unembed*p_emb
-    x113 = b*(st_cmp + ctx*(kv_idx + kv_bytes) + x91)
-    x114 = n_attn + x107
-    return t_kernel*x0, n_layers*(numpy.where(x17, 0, numpy.minimum(numpy.minimum(x29 + x33, (20/19)*x29 + x38), x28*x36 + x37)) + numpy.where(x17, 0, numpy.minimum(numpy.minimum(x33 + x41, x38 + (20/19)*x41), x36*x40 + x37))) + x11, n_layers*(numpy.where(x45, 0, numpy.minimum(numpy.minimum(x52 + x54, (20/19)*x52 + x56), x35*x51 + x55)) + numpy.where(x45, 0, numpy.minimum(numpy.minimum(x54 + x60, x56 + (20/19)*x60), x35*x59 + x55))) + n_layers*numpy.where(numpy.where(x14, numpy.greater(x16, 1), False), numpy.where(x45, 0, numpy.minimum(numpy.minimum(x54 + x63, x56 + (20/19)*x63), p_act*x34*x62 + x55)) + numpy.where(x64, 0, numpy.minimum(numpy.minimum(x70 + x72, (10/19)*x70 + x73), x69*x7 + x74)) + numpy.where(x64, 0, numpy.minimum(numpy.minimum(x72 + x76, x73 + (10/19)*x76), x6*x75 + x74)), 0), x88*(n_layers*x87 + x78) + x88*(x100*x101*(d_ff_shared*x96*x97 + x94 + x99/x96) + x100*(d_model*x103*x97 + x104*x105*x97 + x106 + x99/x104 + x58*x98/x103) + x89 + x90*x93), x3*(n_attn*x34 + 2*b*q_lm*x77 + x8*(2*n_ff*x80 + 2*x107) + x8*(f_idx*n_layers*x108*(xi_idx*x47 - xi_idx + 1) + w_idx*(2*x47 - 2) + x0*x105*(x92*numpy.where(numpy.greater_equal(k_top, x109), x108, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x111*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x110))) + numpy.where(numpy.greater_equal(ctx_win, x109), x108, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x111*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x110))))))/flops, p*(n_ff + w_idx*sigma_attn*(x47 - 1) + sigma_attn*x114) + x112 + x113*x90, x11, x88*(n_layers*(x101*(x85*(d_model + d_ff_shared) + x94) + x106 + x85*(d_model + x105) + x85*(d_model + x58) + x87) + x78 + x89 + x93), p*(n_ff + w_idx*(x15 - 1) + x114) + x112 + x113
+    x71 = x31*numpy.log(x67)
+    x72 = x65*x68
+    x73 = (1/200000)*x71 + (3/5000000)*x72 + 31/5000000
+    x74 = (17/2000000)*x71 + (1/800000)*x72 + 51/4000000
+    x75 = (7/250000)*x71 + (7/250000)*x72 - 7/250000
+    x76 = x3*x8
+    x77 = p_disp*x69
+    x78 = x76*x77
+    x79 = d_model*vocab
+    x80 = p_emb*x79
+    x81 = n_ff_in + n_ff_out
+    x82 = s**(-1.0)
+    x83 = x12*x8
+    x84 = d_model*p
+    x85 = numpy.sqrt(d_model)
+    x86 = numpy.maximum(1, numpy.minimum(x20, x24*x85/numpy.sqrt(d_ff)))
+    x87 = p_act*x83
+    x88 = x82*x87
+    x89 = n_experts*x81*(1 - (1 - x82)**x83)*(d_ff*x84 + d_ff*x86*x88 + d_model*x21*x88/x86)
+    x90 = n_pp*x3/hbm_bw
+    x91 = w_idx*p*x15
+    x92 = numpy.maximum(1, g*x47/n_q)
+    x93 = kv_win*numpy.minimum(ctx, ctx_win)
+    x94 = r_cmp**(-1.0)
+    x95 = x13*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x94 + x93)
+    x96 = d_ff_shared*x84
+    x97 = x44*x85
+    x98 = numpy.minimum(x47, numpy.maximum(1, x97/numpy.sqrt(d_ff_shared)))
+    x99 = x46*x87
+    x100 = n_gpu*x61/(n_pp**2*sigma_attn**2)
+    x101 = d_model*x100
+    x102 = sigma_attn*n_layers
+    x103 = n_sh*x81
+    x104 = numpy.sqrt(d_head)
+    x105 = numpy.minimum(x47, numpy.maximum(1, x104*x44*numpy.sqrt(x57)/x85))
+    x106 = numpy.minimum(x47, numpy.maximum(1, x97/(numpy.sqrt(n_q)*x104)))
+    x107 = d_head*n_q
+    x108 = x107*x84 + x58*x84
+    x109 = d_model*n_layers*x39*x81
+    x110 = ctx + x5 - 1/2
+    x111 = ctx + q_len - 1
+    x112 = ctx**2 - ctx
+    x113 = (1/2)/q_len
+    x114 = n_unembed*p_emb
+    x115 = b*(st_cmp + ctx*(kv_idx + kv_bytes) + x93)
+    x116 = n_attn + x109
+    return t_kernel*x0, n_layers*(numpy.where(x17, 0, numpy.minimum(numpy.minimum(x29 + x33, (20/19)*x29 + x38), x28*x36 + x37)) + numpy.where(x17, 0, numpy.minimum(numpy.minimum(x33 + x41, x38 + (20/19)*x41), x36*x40 + x37))) + x11, n_layers*(numpy.where(x45, 0, numpy.minimum(numpy.minimum(x52 + x54, (20/19)*x52 + x56), x35*x51 + x55)) + numpy.where(x45, 0, numpy.minimum(numpy.minimum(x54 + x60, x56 + (20/19)*x60), x35*x59 + x55))) + n_layers*numpy.where(numpy.where(x14, numpy.greater(x16, 1), False), numpy.where(x45, 0, numpy.minimum(numpy.minimum(x54 + x63, x56 + (20/19)*x63), p_act*x34*x62 + x55)) + numpy.where(numpy.greater(sigma_attn, 1), numpy.where(x64, 0, numpy.minimum(numpy.minimum(x70 + x73, (10/19)*x70 + x74), x69*x7 + x75)) + numpy.where(x64, 0, numpy.minimum(numpy.minimum(x73 + x78, x74 + (10/19)*x78), x3*x6*x77 + x75)), 0), 0), x90*(n_layers*x89 + x80) + x90*(x102*x103*(d_ff_shared*x98*x99 + x101/x98 + x96) + x102*(d_model*x105*x99 + x100*x58/x105 + x101/x106 + x106*x107*x99 + x108) + x91 + x92*x95), x0*x107*x76*(x94*numpy.where(numpy.greater_equal(k_top, x111), x110, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x113*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x112))) + numpy.where(numpy.greater_equal(ctx_win, x111), x110, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x113*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x112))))/flops_attn + x3*(n_attn*x34 + 2*b*q_lm*x79 + x8*(2*n_ff*x82 + 2*x109) + x8*(f_idx*n_layers*x110*(xi_idx*x47 - xi_idx + 1) + w_idx*(2*x47 - 2)))/flops, p*(n_ff + w_idx*sigma_attn*(x47 - 1) + sigma_attn*x116) + x114 + x115*x92, x11, x90*(n_layers*(x103*(x87*(d_model + d_ff_shared) + x96) + x108 + x87*(d_model + x107) + x87*(d_model + x58) + x89) + x80 + x91 + x95), p*(n_ff + w_idx*(x15 - 1) + x116) + x114 + x115
 
 
-def physical_nccl_1d_moe_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_1d_moe_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return 4*n_layers*t_kernel
 
 
-def physical_nccl_1d_moe_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_1d_moe_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = sigma_attn**(-1.0)
     x1 = n_pp**(-1.0)
     x2 = n_gpu*x1
@@ -3598,22 +3805,23 @@ def physical_nccl_1d_moe_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_le
     x20 = numpy.minimum(n_experts, x2)
     x21 = numpy.where(x18, x20, 1)
     x22 = numpy.minimum(n_active, x21)
-    x23 = xi_ep*numpy.minimum(numpy.minimum(n_active, x21), numpy.ceil(x21*x5)) + (1 - xi_ep)*numpy.ceil(x22*x5)
-    x24 = x23**(-1.0)
-    x25 = x22*x24
-    x26 = (1 - x0)*numpy.maximum(x25*x9*(x23 - 1), x10*x23*numpy.maximum(0, x22*x24 - 1))
+    x23 = -x0
+    x24 = xi_ep*numpy.minimum(numpy.minimum(n_active, x21), numpy.ceil(x21*x5)) + (1 - xi_ep)*numpy.ceil(x22*x5)
+    x25 = x24**(-1.0)
+    x26 = x22*numpy.maximum(x10*numpy.maximum(0, x23 + x25), x9*numpy.minimum(x23 + 1, 1 - x25))
     x27 = x14*x26
-    x28 = x4*numpy.log(x23)
-    x29 = (3/5000000)*x25 + (1/200000)*x28 + 31/5000000
-    x30 = (1/800000)*x25 + (17/2000000)*x28 + 51/4000000
-    x31 = x12*x17
-    x32 = (7/250000)*x25 + (7/250000)*x28 - 7/250000
-    x33 = p_disp*x26
-    x34 = x13*x33
-    return n_layers*x16 + n_layers*numpy.where(numpy.where(x18, numpy.greater(x20, 1), False), x16 + numpy.where(x19, 0, numpy.minimum(numpy.minimum(x27 + x29, (10/19)*x27 + x30), p_act*x26*x31 + x32)) + numpy.where(x19, 0, numpy.minimum(numpy.minimum(x29 + x34, x30 + (10/19)*x34), x31*x33 + x32)), 0)
+    x28 = x4*numpy.log(x24)
+    x29 = x22*x25
+    x30 = (1/200000)*x28 + (3/5000000)*x29 + 31/5000000
+    x31 = (17/2000000)*x28 + (1/800000)*x29 + 51/4000000
+    x32 = x12*x17
+    x33 = (7/250000)*x28 + (7/250000)*x29 - 7/250000
+    x34 = p_disp*x26
+    x35 = x13*x34
+    return n_layers*x16 + n_layers*numpy.where(numpy.where(x18, numpy.greater(x20, 1), False), x16 + numpy.where(numpy.greater(sigma_attn, 1), numpy.where(x19, 0, numpy.minimum(numpy.minimum(x27 + x30, (10/19)*x27 + x31), p_act*x26*x32 + x33)) + numpy.where(x19, 0, numpy.minimum(numpy.minimum(x30 + x35, x31 + (10/19)*x35), x32*x34 + x33)), 0), 0)
 
 
-def physical_nccl_1d_moe_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_1d_moe_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = bw_ar_inter**(-1.0)
     x1 = b*q_len
     x2 = (1/2)*x1
@@ -3633,7 +3841,7 @@ def physical_nccl_1d_moe_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ct
     return n_layers*numpy.where(numpy.where(x7, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x9, 1), numpy.less_equal(x8, 1), numpy.less_equal(x8/x9, 1)), 1, x8*numpy.where(numpy.less_equal(x9, 1), 1, x9**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x8, 1), 1, x8), 1)), 0, numpy.minimum(numpy.minimum((7/125000)*x12 + (7/125000)*x14 + x15 - 7/125000, (1/100000)*x12 + (3/2500000)*x14 + 2*x15 + 7/1250000), (17/1000000)*x12 + (1/400000)*x14 + (20/19)*x15 + 23/2000000)) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x5 + 7/250000, (5/19)*x5 + 9/400000), x0*x2*x3 + 59/5000000)
 
 
-def physical_nccl_1d_moe_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_1d_moe_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
     x2 = sigma_attn**(-1.0)
@@ -3664,7 +3872,7 @@ def physical_nccl_1d_moe_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len
     return n_pp*(w_idx*p*x1 + n_sh*x16*(n_ff_in + n_ff_out)*(d_ff_shared*x12*x9 + d_ff_shared*x5 + x15/x9) + x16*(p*x18*x20 + x11*x13*x22 + x12*x17*x24 + x12*x18*x26 + x15/x24 + x17*x5 + x18*x5 + x18*x25/x22 + x20*x25/x26) + x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, x3))/(hbm_bw*n_gpu)
 
 
-def physical_nccl_1d_moe_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_1d_moe_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = s**(-1.0)
     x1 = n_pp**(-1.0)
     x2 = b*q_len*x1
@@ -3676,30 +3884,62 @@ def physical_nccl_1d_moe_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx
     return n_pp*(d_model*vocab*p_emb + n_experts*n_layers*(1 - (1 - x0)**x2)*(n_ff_in + n_ff_out)*(d_ff*d_model*p + d_ff*x6*x7 + d_model*x5*x7/x6))/(hbm_bw*n_gpu)
 
 
-def physical_nccl_1d_moe_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
-    return 0
+def physical_nccl_1d_moe_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+    x0 = ctx + (1/2)*q_len - 1/2
+    x1 = 2*d_rope
+    x2 = n_q*q_len
+    x3 = x0*x2*(2*d_head + 2*d_nope + x1)
+    x4 = ctx + q_len - 1
+    x5 = numpy.greater_equal(ctx_win, x4)
+    x6 = numpy.greater_equal(k_top, x4)
+    x7 = numpy.greater(xi_mha, 0)
+    x8 = r_cmp**(-1.0)
+    x9 = x0*x8
+    x10 = x2*(4*c_kv + x1)
+    x11 = 2*ctx*c_kv*n_q*(d_head + d_nope) + x3
+    x12 = numpy.greater_equal(ctx, ctx_win)
+    x13 = ctx**2 - ctx
+    x14 = (1/2)/q_len
+    x15 = x14*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x13)
+    x16 = numpy.greater_equal(ctx, k_top)
+    x17 = k_top*x8
+    x18 = x14*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x13)
+    x19 = x18*x8
+    return b*n_layers*numpy.where(numpy.where(numpy.logical_and(x5, x6), numpy.logical_and(x7, numpy.less(x11, x10*(x0 + x9))), numpy.where(numpy.logical_and(x12, x6), numpy.logical_and(x7, numpy.less(x11, x10*(ctx_win + x9))), numpy.where(x6, numpy.logical_and(x7, numpy.less(x11, x10*(x15 + x9))), numpy.where(numpy.logical_and(x16, x5), numpy.logical_and(x7, numpy.less(x11, x10*(x0 + x17))), numpy.where(numpy.logical_and(x12, x16), numpy.logical_and(x7, numpy.less(x11, x10*(ctx_win + x17))), numpy.where(x16, numpy.logical_and(x7, numpy.less(x11, x10*(x15 + x17))), numpy.where(x5, numpy.logical_and(x7, numpy.less(x11, x10*(x0 + x19))), numpy.where(x12, numpy.logical_and(x7, numpy.less(x11, x10*(ctx_win + x19))), numpy.logical_and(x7, numpy.less(x11, x10*(x15 + x19))))))))))), x3, x10*(x8*numpy.where(x6, x0, numpy.where(x16, k_top, x18)) + numpy.where(x5, x0, numpy.where(x12, ctx_win, x15))))/(flops_attn*n_gpu)
 
 
-def physical_nccl_1d_moe_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_1d_moe_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = b*q_len
     x1 = 2*d_model
     x2 = n_gpu/(n_pp*sigma_attn)
     x3 = ctx + (1/2)*q_len - 1/2
-    x4 = 2*d_rope
-    x5 = n_q*q_len
-    x6 = ctx + q_len - 1
-    x7 = ctx**2 - ctx
-    x8 = (1/2)/q_len
-    x9 = x5*(4*c_kv + x4)*(numpy.where(numpy.greater_equal(ctx_win, x6), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x8*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x7))) + numpy.where(numpy.greater_equal(k_top, x6), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x8*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x7)))/r_cmp)
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x9, 2*ctx*c_kv*n_q*(d_head + d_nope) + x3*x5*(2*d_head + 2*d_nope + x4)), x9) + q_len*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2))) + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)))/(flops*n_gpu)
+    x4 = 2*ctx*c_kv*n_q*(d_head + d_nope)
+    x5 = ctx + q_len - 1
+    x6 = numpy.greater_equal(ctx_win, x5)
+    x7 = numpy.greater_equal(k_top, x5)
+    x8 = numpy.greater(xi_mha, 0)
+    x9 = r_cmp**(-1.0)
+    x10 = x3*x9
+    x11 = 2*d_rope
+    x12 = n_q*q_len
+    x13 = x12*(4*c_kv + x11)
+    x14 = x12*x3*(2*d_head + 2*d_nope + x11) + x4
+    x15 = numpy.greater_equal(ctx, ctx_win)
+    x16 = ctx**2 - ctx
+    x17 = (1/2)/q_len
+    x18 = x17*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x16)
+    x19 = numpy.greater_equal(ctx, k_top)
+    x20 = k_top*x9
+    x21 = x17*x9*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x16)
+    return (2*n_attn*x0 + b*n_layers*numpy.where(numpy.where(numpy.logical_and(x6, x7), numpy.logical_and(x8, numpy.less(x14, x13*(x10 + x3))), numpy.where(numpy.logical_and(x15, x7), numpy.logical_and(x8, numpy.less(x14, x13*(ctx_win + x10))), numpy.where(x7, numpy.logical_and(x8, numpy.less(x14, x13*(x10 + x18))), numpy.where(numpy.logical_and(x19, x6), numpy.logical_and(x8, numpy.less(x14, x13*(x20 + x3))), numpy.where(numpy.logical_and(x15, x19), numpy.logical_and(x8, numpy.less(x14, x13*(ctx_win + x20))), numpy.where(x19, numpy.logical_and(x8, numpy.less(x14, x13*(x18 + x20))), numpy.where(x6, numpy.logical_and(x8, numpy.less(x14, x13*(x21 + x3))), numpy.where(x15, numpy.logical_and(x8, numpy.less(x14, x13*(ctx_win + x21))), numpy.logical_and(x8, numpy.less(x14, x13*(x18 + x21))))))))))), x4, 0) + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2)))/(flops*n_gpu)
 
 
-def physical_nccl_1d_moe_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_1d_moe_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_gpu/(n_pp*sigma_attn)
     return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, x0) + p*(n_ff + w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))
 
 
-def physical_nccl_1d_moe_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_1d_moe_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = bw_ar_inter**(-1.0)
     x1 = b*q_len
     x2 = (1/2)*x1
@@ -3732,21 +3972,22 @@ def physical_nccl_1d_moe_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p,
     x29 = x7*numpy.maximum(x0*(x25 - 1), x18*x25*numpy.maximum(0, x24*x27 - 1))
     x30 = numpy.where(x21, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x11)), n_active, numpy.where(numpy.less_equal(n_experts, x11), n_experts, x11)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
     x31 = numpy.minimum(n_active, x23)
-    x32 = xi_ep*numpy.minimum(numpy.minimum(n_active, x23), numpy.ceil(x14*x23)) + (1 - xi_ep)*numpy.ceil(x14*x31)
-    x33 = x32**(-1.0)
-    x34 = x31*x33
-    x35 = (1 - x9)*numpy.maximum(x0*x34*(x32 - 1), x18*x32*numpy.maximum(0, x31*x33 - 1))
+    x32 = -x9
+    x33 = xi_ep*numpy.minimum(numpy.minimum(n_active, x23), numpy.ceil(x14*x23)) + (1 - xi_ep)*numpy.ceil(x14*x31)
+    x34 = x33**(-1.0)
+    x35 = x31*numpy.maximum(x18*numpy.maximum(0, x32 + x34), x0*numpy.minimum(x32 + 1, 1 - x34))
     x36 = x35*x7
-    x37 = x13*numpy.log(x32)
-    x38 = (3/5000000)*x34 + (1/200000)*x37 + 31/5000000
-    x39 = (1/800000)*x34 + (17/2000000)*x37 + 51/4000000
-    x40 = (7/250000)*x34 + (7/250000)*x37 - 7/250000
-    x41 = p_disp*x35
-    x42 = x41*x6
-    return n_layers*x20 + n_layers*numpy.where(numpy.where(x21, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x22, 1), numpy.less_equal(x11, 1), numpy.less_equal(x11/x22, 1)), 1, x11*numpy.where(numpy.less_equal(x22, 1), 1, x22**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x11, 1), 1, x11), 1)), 0, numpy.minimum(numpy.minimum((7/125000)*x26 + (7/125000)*x28 + x29 - 7/125000, (1/100000)*x26 + (3/2500000)*x28 + 2*x29 + 7/1250000), (17/1000000)*x26 + (1/400000)*x28 + (20/19)*x29 + 23/2000000)) + n_layers*numpy.where(numpy.where(x21, numpy.greater(x22, 1), False), x20 + numpy.where(x30, 0, numpy.minimum(numpy.minimum(x36 + x38, (10/19)*x36 + x39), x35*x5 + x40)) + numpy.where(x30, 0, numpy.minimum(numpy.minimum(x38 + x42, x39 + (10/19)*x42), x4*x41 + x40)), 0) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x8 + 7/250000, (5/19)*x8 + 9/400000), x0*x5 + 59/5000000)
+    x37 = x13*numpy.log(x33)
+    x38 = x31*x34
+    x39 = (1/200000)*x37 + (3/5000000)*x38 + 31/5000000
+    x40 = (17/2000000)*x37 + (1/800000)*x38 + 51/4000000
+    x41 = (7/250000)*x37 + (7/250000)*x38 - 7/250000
+    x42 = p_disp*x35
+    x43 = x42*x6
+    return n_layers*x20 + n_layers*numpy.where(numpy.where(x21, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x22, 1), numpy.less_equal(x11, 1), numpy.less_equal(x11/x22, 1)), 1, x11*numpy.where(numpy.less_equal(x22, 1), 1, x22**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x11, 1), 1, x11), 1)), 0, numpy.minimum(numpy.minimum((7/125000)*x26 + (7/125000)*x28 + x29 - 7/125000, (1/100000)*x26 + (3/2500000)*x28 + 2*x29 + 7/1250000), (17/1000000)*x26 + (1/400000)*x28 + (20/19)*x29 + 23/2000000)) + n_layers*numpy.where(numpy.where(x21, numpy.greater(x22, 1), False), x20 + numpy.where(numpy.greater(sigma_attn, 1), numpy.where(x30, 0, numpy.minimum(numpy.minimum(x36 + x39, (10/19)*x36 + x40), x35*x5 + x41)) + numpy.where(x30, 0, numpy.minimum(numpy.minimum(x39 + x43, x40 + (10/19)*x43), x4*x42 + x41)), 0), 0) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x8 + 7/250000, (5/19)*x8 + 9/400000), x0*x5 + 59/5000000)
 
 
-def physical_nccl_1d_moe_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_1d_moe_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_ff_in + n_ff_out
     x1 = s**(-1.0)
     x2 = n_pp**(-1.0)
@@ -3782,21 +4023,38 @@ def physical_nccl_1d_moe_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, 
     return x13*(d_model*vocab*p_emb + n_experts*n_layers*x0*(1 - (1 - x1)**x4)*(d_ff*x10*x12 + d_ff*x5 + d_model*x12*x9/x10)) + x13*(w_idx*p*x6 + n_sh*x0*x22*(d_ff_shared*x18*x19 + d_ff_shared*x5 + x21/x18) + x22*(d_model*x19*x28 + p*x24*x26 + x19*x23*x30 + x19*x24*x31 + x20*x24/x28 + x20*x26/x31 + x21/x30 + x23*x5 + x24*x5) + x3*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, x15))
 
 
-def physical_nccl_1d_moe_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
-    x0 = b*q_len
-    x1 = 2*d_model
-    x2 = n_gpu/(n_pp*sigma_attn)
-    x3 = ctx + (1/2)*q_len - 1/2
-    x4 = 2*d_rope
-    x5 = n_q*q_len
+def physical_nccl_1d_moe_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+    x0 = n_gpu**(-1.0)
+    x1 = b*q_len
+    x2 = 2*d_model
+    x3 = n_gpu/(n_pp*sigma_attn)
+    x4 = ctx + (1/2)*q_len - 1/2
+    x5 = 2*ctx*c_kv*n_q*(d_head + d_nope)
     x6 = ctx + q_len - 1
-    x7 = ctx**2 - ctx
-    x8 = (1/2)/q_len
-    x9 = x5*(4*c_kv + x4)*(numpy.where(numpy.greater_equal(ctx_win, x6), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x8*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x7))) + numpy.where(numpy.greater_equal(k_top, x6), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x8*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x7)))/r_cmp)
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x9, 2*ctx*c_kv*n_q*(d_head + d_nope) + x3*x5*(2*d_head + 2*d_nope + x4)), x9) + q_len*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2))) + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)))/(flops*n_gpu)
+    x7 = numpy.greater_equal(ctx_win, x6)
+    x8 = numpy.greater_equal(k_top, x6)
+    x9 = numpy.greater(xi_mha, 0)
+    x10 = r_cmp**(-1.0)
+    x11 = x10*x4
+    x12 = 2*d_rope
+    x13 = n_q*q_len
+    x14 = x13*(4*c_kv + x12)
+    x15 = x13*x4*(2*d_head + 2*d_nope + x12)
+    x16 = x15 + x5
+    x17 = numpy.greater_equal(ctx, ctx_win)
+    x18 = ctx**2 - ctx
+    x19 = (1/2)/q_len
+    x20 = x19*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x18)
+    x21 = numpy.greater_equal(ctx, k_top)
+    x22 = k_top*x10
+    x23 = x19*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x18)
+    x24 = x10*x23
+    x25 = numpy.where(numpy.logical_and(x7, x8), numpy.logical_and(x9, numpy.greater(x14*(x11 + x4), x16)), numpy.where(numpy.logical_and(x17, x8), numpy.logical_and(x9, numpy.greater(x14*(ctx_win + x11), x16)), numpy.where(x8, numpy.logical_and(x9, numpy.less(x16, x14*(x11 + x20))), numpy.where(numpy.logical_and(x21, x7), numpy.logical_and(x9, numpy.greater(x14*(x22 + x4), x16)), numpy.where(numpy.logical_and(x17, x21), numpy.logical_and(x9, numpy.greater(x14*(ctx_win + x22), x16)), numpy.where(x21, numpy.logical_and(x9, numpy.less(x16, x14*(x20 + x22))), numpy.where(x7, numpy.logical_and(x9, numpy.less(x16, x14*(x24 + x4))), numpy.where(x17, numpy.logical_and(x9, numpy.less(x16, x14*(ctx_win + x24))), numpy.logical_and(x9, numpy.less(x16, x14*(x20 + x24)))))))))))
+    x26 = b*n_layers
+    return x0*x26*numpy.where(x25, x15, x14*(x10*numpy.where(x8, x4, numpy.where(x21, k_top, x23)) + numpy.where(x7, x4, numpy.where(x17, ctx_win, x20))))/flops_attn + x0*(2*n_attn*x1 + b*vocab*q_lm*x2 + x1*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x2*(n_ff_in + n_ff_out)) + x1*(f_idx*n_layers*x4*(xi_idx*x3 - xi_idx + 1) + w_idx*(2*x3 - 2)) + x26*numpy.where(x25, x5, 0))/flops
 
 
-def physical_nccl_1d_moe_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_1d_moe_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = bw_ar_inter**(-1.0)
     x1 = (1/2)*q_len
     x2 = b*x1
@@ -3835,67 +4093,83 @@ def physical_nccl_1d_moe_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p,
     x35 = x34*x8
     x36 = numpy.where(x25, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x12)), n_active, numpy.where(numpy.less_equal(n_experts, x12), n_experts, x12)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
     x37 = numpy.minimum(n_active, x27)
-    x38 = xi_ep*numpy.minimum(numpy.minimum(n_active, x27), numpy.ceil(x15*x27)) + (1 - xi_ep)*numpy.ceil(x15*x37)
-    x39 = x38**(-1.0)
-    x40 = x37*x39
-    x41 = (1 - x10)*numpy.maximum(x0*x40*(x38 - 1), x19*x38*numpy.maximum(0, x37*x39 - 1))
+    x38 = -x10
+    x39 = xi_ep*numpy.minimum(numpy.minimum(n_active, x27), numpy.ceil(x15*x27)) + (1 - xi_ep)*numpy.ceil(x15*x37)
+    x40 = x39**(-1.0)
+    x41 = x37*numpy.maximum(x19*numpy.maximum(0, x38 + x40), x0*numpy.minimum(x38 + 1, 1 - x40))
     x42 = x41*x8
-    x43 = x14*numpy.log(x38)
-    x44 = (3/5000000)*x40 + (1/200000)*x43 + 31/5000000
-    x45 = (1/800000)*x40 + (17/2000000)*x43 + 51/4000000
-    x46 = (7/250000)*x40 + (7/250000)*x43 - 7/250000
-    x47 = d_model*p_disp*x3*x41
-    x48 = x47*x7
-    x49 = n_layers*x24 + n_layers*numpy.where(numpy.where(x25, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x26, 1), numpy.less_equal(x12, 1), numpy.less_equal(x12/x26, 1)), 1, x12*numpy.where(numpy.less_equal(x26, 1), 1, x26**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x12, 1), 1, x12), 1)), 0, numpy.minimum(numpy.minimum((7/125000)*x31 + (7/125000)*x33 + x35 - 7/125000, (17/1000000)*x31 + (1/400000)*x33 + (20/19)*x35 + 23/2000000), x23*x34 + (1/100000)*x31 + (3/2500000)*x33 + 7/1250000)) + n_layers*numpy.where(numpy.where(x25, numpy.greater(x26, 1), False), x24 + numpy.where(x36, 0, numpy.minimum(numpy.minimum(x42 + x44, (10/19)*x42 + x45), x41*x6 + x46)) + numpy.where(x36, 0, numpy.minimum(numpy.minimum(x44 + x48, x45 + (10/19)*x48), x2*x47 + x46)), 0) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x9 + 7/250000, (5/19)*x9 + 9/400000), x0*x6 + 59/5000000)
-    x50 = d_model*vocab
-    x51 = s**(-1.0)
-    x52 = n_ff_in + n_ff_out
-    x53 = n_layers*x52
-    x54 = d_model*d_ff_shared*n_sh*x53
-    x55 = ctx + x1 - 1/2
-    x56 = 2*n_q
-    x57 = 2*d_rope
-    x58 = n_q*q_len
-    x59 = ctx + q_len - 1
-    x60 = ctx**2 - ctx
-    x61 = (1/2)/q_len
-    x62 = r_cmp**(-1.0)
-    x63 = x58*(4*c_kv + x57)*(x62*numpy.where(numpy.greater_equal(k_top, x59), x55, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x61*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x60))) + numpy.where(numpy.greater_equal(ctx_win, x59), x55, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x61*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x60))))
-    x64 = x11*x7
-    x65 = d_model*p
-    x66 = numpy.sqrt(d_model)
-    x67 = numpy.maximum(1, numpy.minimum(x28, numpy.sqrt(x29)*x66/numpy.sqrt(d_ff)))
-    x68 = p_act*x64
-    x69 = x4*x64
-    x70 = n_pp*x3/hbm_bw
-    x71 = kv_win*numpy.minimum(ctx, ctx_win)
-    x72 = b*numpy.maximum(1, x13)
-    x73 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x74 = x66*x73
-    x75 = numpy.minimum(x13, numpy.maximum(1, x74/numpy.sqrt(d_ff_shared)))
-    x76 = x10*x68
-    x77 = n_gpu*x7/(n_pp**2*sigma_attn**2)
-    x78 = x4*x77
-    x79 = sigma_attn*n_layers
-    x80 = d_head*n_q
-    x81 = c_kv + c_q
-    x82 = n_q + x56/g
-    x83 = d_head*x82
-    x84 = numpy.sqrt(x81)
-    x85 = numpy.minimum(x13, numpy.maximum(1, x73*x84/x66))
-    x86 = numpy.sqrt(d_head)
-    x87 = numpy.minimum(x13, numpy.maximum(1, x74/(numpy.sqrt(n_q)*x86)))
-    x88 = p_act*x77
-    x89 = numpy.minimum(x13, numpy.maximum(1, x73*numpy.sqrt(x82)*x86/x84))
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + p*(n_ff + w_idx*sigma_attn*(x13 - 1) + sigma_attn*(n_attn + x54)) + x72*(st_cmp + ctx*(kv_idx + kv_bytes) + x71))), 4*n_layers*t_kernel + x49*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x49, x3*(n_attn*x22 + 2*b*q_lm*x50 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x63, ctx*c_kv*x56*(d_head + d_nope) + x55*x58*(2*d_head + 2*d_nope + x57)), x63) + q_len*(f_idx*n_layers*x55*(xi_idx*x13 - xi_idx + 1) + w_idx*(2*x13 - 2))) + x7*(2*n_ff*x51 + 2*x54))/flops), x70*(n_experts*x53*(1 - (1 - x51)**x64)*(d_ff*x51*x67*x68 + d_ff*x65 + x29*x51*x69/x67) + p_emb*x50) + x70*(w_idx*p*x12 + n_sh*x52*x79*(d_ff_shared*x65 + d_ff_shared*x75*x76 + x78/x75) + x11*x72*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x62 + x71) + x79*(p*x81*x83 + x10*x69*x85 + x65*x80 + x65*x81 + x76*x80*x87 + x76*x81*x89 + x78/x87 + x81*x88/x85 + x83*x88/x89))), numpy.inf)
+    x43 = x14*numpy.log(x39)
+    x44 = x37*x40
+    x45 = (1/200000)*x43 + (3/5000000)*x44 + 31/5000000
+    x46 = (17/2000000)*x43 + (1/800000)*x44 + 51/4000000
+    x47 = (7/250000)*x43 + (7/250000)*x44 - 7/250000
+    x48 = d_model*p_disp*x3*x41
+    x49 = x48*x7
+    x50 = n_layers*x24 + n_layers*numpy.where(numpy.where(x25, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x26, 1), numpy.less_equal(x12, 1), numpy.less_equal(x12/x26, 1)), 1, x12*numpy.where(numpy.less_equal(x26, 1), 1, x26**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x12, 1), 1, x12), 1)), 0, numpy.minimum(numpy.minimum((7/125000)*x31 + (7/125000)*x33 + x35 - 7/125000, (17/1000000)*x31 + (1/400000)*x33 + (20/19)*x35 + 23/2000000), x23*x34 + (1/100000)*x31 + (3/2500000)*x33 + 7/1250000)) + n_layers*numpy.where(numpy.where(x25, numpy.greater(x26, 1), False), x24 + numpy.where(numpy.greater(sigma_attn, 1), numpy.where(x36, 0, numpy.minimum(numpy.minimum(x42 + x45, (10/19)*x42 + x46), x41*x6 + x47)) + numpy.where(x36, 0, numpy.minimum(numpy.minimum(x45 + x49, x46 + (10/19)*x49), x2*x48 + x47)), 0), 0) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x9 + 7/250000, (5/19)*x9 + 9/400000), x0*x6 + 59/5000000)
+    x51 = d_model*vocab
+    x52 = s**(-1.0)
+    x53 = x11*x7
+    x54 = d_model*p
+    x55 = numpy.sqrt(d_model)
+    x56 = numpy.maximum(1, numpy.minimum(x28, numpy.sqrt(x29)*x55/numpy.sqrt(d_ff)))
+    x57 = p_act*x53
+    x58 = x4*x53
+    x59 = n_ff_in + n_ff_out
+    x60 = n_layers*x59
+    x61 = n_pp*x3/hbm_bw
+    x62 = kv_win*numpy.minimum(ctx, ctx_win)
+    x63 = r_cmp**(-1.0)
+    x64 = b*numpy.maximum(1, x13)
+    x65 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x66 = x55*x65
+    x67 = numpy.minimum(x13, numpy.maximum(1, x66/numpy.sqrt(d_ff_shared)))
+    x68 = x10*x57
+    x69 = n_gpu*x7/(n_pp**2*sigma_attn**2)
+    x70 = x4*x69
+    x71 = sigma_attn*n_layers
+    x72 = d_head*n_q
+    x73 = c_kv + c_q
+    x74 = 2*n_q
+    x75 = n_q + x74/g
+    x76 = d_head*x75
+    x77 = numpy.sqrt(x73)
+    x78 = numpy.minimum(x13, numpy.maximum(1, x65*x77/x55))
+    x79 = numpy.sqrt(d_head)
+    x80 = numpy.minimum(x13, numpy.maximum(1, x66/(numpy.sqrt(n_q)*x79)))
+    x81 = p_act*x69
+    x82 = numpy.minimum(x13, numpy.maximum(1, x65*numpy.sqrt(x75)*x79/x77))
+    x83 = d_model*d_ff_shared*n_sh*x60
+    x84 = ctx + x1 - 1/2
+    x85 = ctx*c_kv*x74*(d_head + d_nope)
+    x86 = ctx + q_len - 1
+    x87 = numpy.greater_equal(ctx_win, x86)
+    x88 = numpy.greater_equal(k_top, x86)
+    x89 = numpy.greater(xi_mha, 0)
+    x90 = x63*x84
+    x91 = 2*d_rope
+    x92 = n_q*q_len
+    x93 = x92*(4*c_kv + x91)
+    x94 = x84*x92*(2*d_head + 2*d_nope + x91)
+    x95 = x85 + x94
+    x96 = numpy.greater_equal(ctx, ctx_win)
+    x97 = ctx**2 - ctx
+    x98 = (1/2)/q_len
+    x99 = x98*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x97)
+    x100 = numpy.greater_equal(ctx, k_top)
+    x101 = k_top*x63
+    x102 = x98*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x97)
+    x103 = x102*x63
+    x104 = numpy.where(numpy.logical_and(x87, x88), numpy.logical_and(x89, numpy.greater(x93*(x84 + x90), x95)), numpy.where(numpy.logical_and(x88, x96), numpy.logical_and(x89, numpy.greater(x93*(ctx_win + x90), x95)), numpy.where(x88, numpy.logical_and(x89, numpy.less(x95, x93*(x90 + x99))), numpy.where(numpy.logical_and(x100, x87), numpy.logical_and(x89, numpy.greater(x93*(x101 + x84), x95)), numpy.where(numpy.logical_and(x100, x96), numpy.logical_and(x89, numpy.greater(x93*(ctx_win + x101), x95)), numpy.where(x100, numpy.logical_and(x89, numpy.less(x95, x93*(x101 + x99))), numpy.where(x87, numpy.logical_and(x89, numpy.less(x95, x93*(x103 + x84))), numpy.where(x96, numpy.logical_and(x89, numpy.less(x95, x93*(ctx_win + x103))), numpy.logical_and(x89, numpy.less(x95, x93*(x103 + x99)))))))))))
+    x105 = b*n_layers
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + p*(n_ff + w_idx*sigma_attn*(x13 - 1) + sigma_attn*(n_attn + x83)) + x64*(st_cmp + ctx*(kv_idx + kv_bytes) + x62))), 4*n_layers*t_kernel + x50*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x50, x105*x3*numpy.where(x104, x94, x93*(x63*numpy.where(x88, x84, numpy.where(x100, k_top, x102)) + numpy.where(x87, x84, numpy.where(x96, ctx_win, x99))))/flops_attn + x3*(n_attn*x22 + 2*b*q_lm*x51 + x105*numpy.where(x104, x85, 0) + x7*(2*n_ff*x52 + 2*x83) + x7*(f_idx*n_layers*x84*(xi_idx*x13 - xi_idx + 1) + w_idx*(2*x13 - 2)))/flops), x61*(n_experts*x60*(1 - (1 - x52)**x53)*(d_ff*x52*x56*x57 + d_ff*x54 + x29*x52*x58/x56) + p_emb*x51) + x61*(w_idx*p*x12 + n_sh*x59*x71*(d_ff_shared*x54 + d_ff_shared*x67*x68 + x70/x67) + x11*x64*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x63 + x62) + x71*(p*x73*x76 + x10*x58*x78 + x54*x72 + x54*x73 + x68*x72*x80 + x68*x73*x82 + x70/x80 + x73*x81/x78 + x76*x81/x82))), numpy.inf)
 
 
-def physical_nccl_1d_moe_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_1d_moe_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_gpu/(n_pp*sigma_attn)
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, x0) + p*(n_ff + w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))))), 1, 0)
 
 
-def physical_nccl_1d_moe_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_1d_moe_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = bw_ar_inter**(-1.0)
     x1 = b*q_len
     x2 = (1/2)*x1
@@ -3915,7 +4189,7 @@ def physical_nccl_1d_moe_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p
     return 4*n_layers*t_kernel + n_layers*numpy.where(numpy.where(x7, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x9, 1), numpy.less_equal(x8, 1), numpy.less_equal(x8/x9, 1)), 1, x8*numpy.where(numpy.less_equal(x9, 1), 1, x9**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x8, 1), 1, x8), 1)), 0, numpy.minimum(numpy.minimum((7/125000)*x12 + (7/125000)*x14 + x15 - 7/125000, (1/100000)*x12 + (3/2500000)*x14 + 2*x15 + 7/1250000), (17/1000000)*x12 + (1/400000)*x14 + (20/19)*x15 + 23/2000000)) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x5 + 7/250000, (5/19)*x5 + 9/400000), x0*x2*x3 + 59/5000000)
 
 
-def physical_nccl_1d_moe_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_1d_moe_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = bw_ar_inter**(-1.0)
     x1 = b*q_len
     x2 = d_model/n_gpu
@@ -3982,53 +4256,51 @@ def physical_nccl_1d_moe_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len,
     x63 = (1/200000)*x13
     x64 = x60/x61
     x65 = x62*x63 + (3/5000000)*x64 + 31/5000000
-    x66 = xi_ep*numpy.minimum(numpy.minimum(numpy.minimum(n_active, n_experts), x11), numpy.ceil(x14*x28)) + x59*numpy.ceil(x14*x56)
-    x67 = x66**(-1.0)
-    x68 = x56*x67
-    x69 = numpy.maximum(x0*x68*(x66 - 1), x19*x66*numpy.maximum(0, x56*x67 - 1))
-    x70 = 1 - x9
+    x66 = -x9
+    x67 = xi_ep*numpy.minimum(numpy.minimum(numpy.minimum(n_active, n_experts), x11), numpy.ceil(x14*x28)) + x59*numpy.ceil(x14*x56)
+    x68 = x67**(-1.0)
+    x69 = x66 + 1
+    x70 = x56*numpy.maximum(x19*numpy.maximum(0, x66 + x68), x0*numpy.minimum(x69, 1 - x68))
     x71 = x4*x70
-    x72 = x69*x71
-    x73 = numpy.log(x66)
-    x74 = x63*x73 + (3/5000000)*x68
-    x75 = x72 + x74
-    x76 = x13*x73
-    x77 = (1/800000)*x68 + (17/2000000)*x76
-    x78 = (10/19)*x72 + x77
-    x79 = x69*x70
-    x80 = (7/250000)*x68 + (7/250000)*x76
-    x81 = x79*x8 + x80
-    x82 = xi_ep*x57 + x59*numpy.ceil(x14*x57)
-    x83 = x82**(-1.0)
-    x84 = x57*x83
-    x85 = numpy.maximum(x0*x84*(x82 - 1), x19*x82*numpy.maximum(0, x57*x83 - 1))
-    x86 = x71*x85
-    x87 = numpy.log(x82)
-    x88 = x63*x87 + (3/5000000)*x84
-    x89 = x86 + x88
-    x90 = x13*x87
-    x91 = (1/800000)*x84 + (17/2000000)*x90
-    x92 = (10/19)*x86 + x91
-    x93 = x70*x85
-    x94 = (7/250000)*x84 + (7/250000)*x90
-    x95 = x8*x93 + x94
-    x96 = x13*x62
-    x97 = (1/800000)*x64 + (17/2000000)*x96 + 51/4000000
-    x98 = (7/250000)*x64 + (7/250000)*x96 - 7/250000
-    x99 = p_disp*x3
-    x100 = x79*x99
-    x101 = x100 + x74
-    x102 = (10/19)*x100 + x77
-    x103 = p_disp*x7
-    x104 = x103*x79 + x80
-    x105 = x93*x99
-    x106 = x105 + x88
-    x107 = (10/19)*x105 + x91
-    x108 = x103*x93 + x94
-    return n_layers*x26 + n_layers*numpy.where(numpy.where(x27, numpy.greater(x28, 1), False), x26 + numpy.where(x58, 0, numpy.where(numpy.where(x27, numpy.logical_and(numpy.less_equal(x101, x102 + 131/20000000), numpy.less_equal(x101, x104 - 171/5000000)), numpy.logical_and(numpy.less_equal(x106, x107 + 131/20000000), numpy.less_equal(x106, x108 - 171/5000000))), x65, numpy.where(numpy.where(x27, numpy.greater_equal(x104, x102 + 163/4000000), numpy.greater_equal(x108, x107 + 163/4000000)), x97, x98))) + numpy.where(x58, 0, numpy.where(numpy.where(x27, numpy.logical_and(numpy.less_equal(x75, x78 + 131/20000000), numpy.less_equal(x75, x81 - 171/5000000)), numpy.logical_and(numpy.less_equal(x89, x92 + 131/20000000), numpy.less_equal(x89, x95 - 171/5000000))), x65, numpy.where(numpy.where(x27, numpy.greater_equal(x81, x78 + 163/4000000), numpy.greater_equal(x95, x92 + 163/4000000)), x97, x98))), 0) + n_layers*numpy.where(numpy.where(x27, numpy.less_equal(x29, 1), numpy.less_equal(x30, 1)), 0, numpy.where(numpy.where(x27, numpy.logical_and(numpy.greater_equal(x43, x44 + 77/1250000), numpy.greater_equal(x45, x44 - 59/10000000)), numpy.logical_and(numpy.greater_equal(x52, x53 + 77/1250000), numpy.greater_equal(x54, x53 - 59/10000000))), x34*x35 + (3/2500000)*x36 + 7/1250000, numpy.where(numpy.where(x27, numpy.greater_equal(x43, x45 + 27/400000), numpy.greater_equal(x52, x54 + 27/400000)), (1/400000)*x36 + (17/1000000)*x55 + 23/2000000, (7/125000)*x36 + (7/125000)*x55 - 7/125000))) + (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x5, (10/19)*x5 + 107/5000000), numpy.less_equal(x5, x0*x8 + 81/2500000)), 59/5000000, numpy.where(numpy.less_equal(x5, (19/20)*x5 + 209/10000000), 9/400000, 7/250000))
+    x72 = numpy.log(x67)
+    x73 = x56*x68
+    x74 = x63*x72 + (3/5000000)*x73
+    x75 = x71 + x74
+    x76 = x13*x72
+    x77 = (1/800000)*x73 + (17/2000000)*x76
+    x78 = (10/19)*x71 + x77
+    x79 = (7/250000)*x73 + (7/250000)*x76
+    x80 = x70*x8 + x79
+    x81 = xi_ep*x57 + x59*numpy.ceil(x14*x57)
+    x82 = x81**(-1.0)
+    x83 = x57*numpy.maximum(x19*numpy.maximum(0, x66 + x82), x0*numpy.minimum(x69, 1 - x82))
+    x84 = x4*x83
+    x85 = numpy.log(x81)
+    x86 = x57*x82
+    x87 = x63*x85 + (3/5000000)*x86
+    x88 = x84 + x87
+    x89 = x13*x85
+    x90 = (1/800000)*x86 + (17/2000000)*x89
+    x91 = (10/19)*x84 + x90
+    x92 = (7/250000)*x86 + (7/250000)*x89
+    x93 = x8*x83 + x92
+    x94 = x13*x62
+    x95 = (1/800000)*x64 + (17/2000000)*x94 + 51/4000000
+    x96 = (7/250000)*x64 + (7/250000)*x94 - 7/250000
+    x97 = p_disp*x3
+    x98 = x70*x97
+    x99 = x74 + x98
+    x100 = x77 + (10/19)*x98
+    x101 = p_disp*x7
+    x102 = x101*x70 + x79
+    x103 = x83*x97
+    x104 = x103 + x87
+    x105 = (10/19)*x103 + x90
+    x106 = x101*x83 + x92
+    return n_layers*x26 + n_layers*numpy.where(numpy.where(x27, numpy.greater(x28, 1), False), x26 + numpy.where(numpy.greater(sigma_attn, 1), numpy.where(x58, 0, numpy.where(numpy.where(x27, numpy.logical_and(numpy.less_equal(x75, x78 + 131/20000000), numpy.less_equal(x75, x80 - 171/5000000)), numpy.logical_and(numpy.less_equal(x88, x91 + 131/20000000), numpy.less_equal(x88, x93 - 171/5000000))), x65, numpy.where(numpy.where(x27, numpy.greater_equal(x80, x78 + 163/4000000), numpy.greater_equal(x93, x91 + 163/4000000)), x95, x96))) + numpy.where(x58, 0, numpy.where(numpy.where(x27, numpy.logical_and(numpy.less_equal(x99, x100 + 131/20000000), numpy.less_equal(x99, x102 - 171/5000000)), numpy.logical_and(numpy.less_equal(x104, x105 + 131/20000000), numpy.less_equal(x104, x106 - 171/5000000))), x65, numpy.where(numpy.where(x27, numpy.greater_equal(x102, x100 + 163/4000000), numpy.greater_equal(x106, x105 + 163/4000000)), x95, x96))), 0), 0) + n_layers*numpy.where(numpy.where(x27, numpy.less_equal(x29, 1), numpy.less_equal(x30, 1)), 0, numpy.where(numpy.where(x27, numpy.logical_and(numpy.greater_equal(x43, x44 + 77/1250000), numpy.greater_equal(x45, x44 - 59/10000000)), numpy.logical_and(numpy.greater_equal(x52, x53 + 77/1250000), numpy.greater_equal(x54, x53 - 59/10000000))), x34*x35 + (3/2500000)*x36 + 7/1250000, numpy.where(numpy.where(x27, numpy.greater_equal(x43, x45 + 27/400000), numpy.greater_equal(x52, x54 + 27/400000)), (1/400000)*x36 + (17/1000000)*x55 + 23/2000000, (7/125000)*x36 + (7/125000)*x55 - 7/125000))) + (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x5, (10/19)*x5 + 107/5000000), numpy.less_equal(x5, x0*x8 + 81/2500000)), 59/5000000, numpy.where(numpy.less_equal(x5, (19/20)*x5 + 209/10000000), 9/400000, 7/250000))
 
 
-def physical_nccl_1d_moe_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_1d_moe_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = bw_ar_inter**(-1.0)
     x1 = b*q_len
     x2 = (1/2)*x1
@@ -4083,57 +4355,52 @@ def physical_nccl_1d_moe_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_le
     x51 = numpy.minimum(numpy.minimum(n_active, n_experts), x12)
     x52 = numpy.minimum(1, n_active)
     x53 = numpy.where(x27, numpy.less_equal(x51, 1), numpy.less_equal(x52, 1))
-    x54 = 1 - xi_ep
-    x55 = numpy.minimum(n_active, x31)
-    x56 = xi_ep*numpy.minimum(numpy.minimum(n_active, x31), numpy.ceil(x14*x31)) + x54*numpy.ceil(x14*x55)
-    x57 = x56**(-1.0)
-    x58 = numpy.maximum(x0*x55*x57*(x56 - 1), x16*x56*numpy.maximum(0, x55*x57 - 1))
-    x59 = 1 - x10
+    x54 = numpy.minimum(n_active, x31)
+    x55 = -x10
+    x56 = 1 - xi_ep
+    x57 = (xi_ep*numpy.minimum(numpy.minimum(n_active, x31), numpy.ceil(x14*x31)) + x56*numpy.ceil(x14*x54))**(-1.0)
+    x58 = x55 + 1
+    x59 = x54*numpy.maximum(x16*numpy.maximum(0, x55 + x57), x0*numpy.minimum(x58, 1 - x57))
     x60 = x59*x8
-    x61 = x58*x60
-    x62 = xi_ep*numpy.minimum(numpy.minimum(numpy.minimum(n_active, n_experts), x12), numpy.ceil(x14*x28)) + x54*numpy.ceil(x14*x51)
-    x63 = x62**(-1.0)
-    x64 = x51*x63
-    x65 = numpy.maximum(x0*x64*(x62 - 1), x16*x62*numpy.maximum(0, x51*x63 - 1))
-    x66 = x60*x65
-    x67 = x20*numpy.log(x62)
-    x68 = (3/5000000)*x64 + (1/200000)*x67
-    x69 = x66 + x68
-    x70 = (1/800000)*x64 + (17/2000000)*x67
-    x71 = (10/19)*x66 + x70
-    x72 = x5*x59
-    x73 = (7/250000)*x64 + (7/250000)*x67
-    x74 = x65*x72 + x73
-    x75 = xi_ep*x52 + x54*numpy.ceil(x14*x52)
-    x76 = x75**(-1.0)
-    x77 = x52*x76
-    x78 = numpy.maximum(x0*x77*(x75 - 1), x16*x75*numpy.maximum(0, x52*x76 - 1))
-    x79 = x60*x78
-    x80 = x20*numpy.log(x75)
-    x81 = (3/5000000)*x77 + (1/200000)*x80
-    x82 = x79 + x81
-    x83 = (1/800000)*x77 + (17/2000000)*x80
-    x84 = (10/19)*x79 + x83
-    x85 = (7/250000)*x77 + (7/250000)*x80
-    x86 = x72*x78 + x85
-    x87 = x58*x59
-    x88 = p_disp*x7
-    x89 = x87*x88
-    x90 = x59*x88
-    x91 = x65*x90
-    x92 = x68 + x91
-    x93 = x70 + (10/19)*x91
-    x94 = p_disp*x4
-    x95 = x59*x94
-    x96 = x65*x95 + x73
-    x97 = x78*x90
-    x98 = x81 + x97
-    x99 = x83 + (10/19)*x97
-    x100 = x78*x95 + x85
-    return n_layers*x26 + n_layers*numpy.where(numpy.where(x27, numpy.greater(x28, 1), False), x26 + numpy.where(x53, 0, numpy.where(numpy.where(x27, numpy.logical_and(numpy.less_equal(x69, x71 + 131/20000000), numpy.less_equal(x69, x74 - 171/5000000)), numpy.logical_and(numpy.less_equal(x82, x84 + 131/20000000), numpy.less_equal(x82, x86 - 171/5000000))), x61, numpy.where(numpy.where(x27, numpy.greater_equal(x74, x71 + 163/4000000), numpy.greater_equal(x86, x84 + 163/4000000)), (10/19)*x61, x5*x87))) + numpy.where(x53, 0, numpy.where(numpy.where(x27, numpy.logical_and(numpy.less_equal(x92, x93 + 131/20000000), numpy.less_equal(x92, x96 - 171/5000000)), numpy.logical_and(numpy.less_equal(x98, x100 - 171/5000000), numpy.less_equal(x98, x99 + 131/20000000))), x89, numpy.where(numpy.where(x27, numpy.greater_equal(x96, x93 + 163/4000000), numpy.greater_equal(x100, x99 + 163/4000000)), (10/19)*x89, x87*x94))), 0) + n_layers*numpy.where(numpy.where(x27, numpy.less_equal(x29, 1), numpy.less_equal(x30, 1)), 0, numpy.where(numpy.where(x27, numpy.logical_and(numpy.greater_equal(x40, x41 + 77/1250000), numpy.greater_equal(x42, x41 - 59/10000000)), numpy.logical_and(numpy.greater_equal(x48, x49 + 77/1250000), numpy.greater_equal(x50, x49 - 59/10000000))), 2*x34, numpy.where(numpy.where(x27, numpy.greater_equal(x40, x42 + 27/400000), numpy.greater_equal(x48, x50 + 27/400000)), (20/19)*x34, x34))) + (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x9, x6 + 81/2500000), numpy.less_equal(x9, (10/19)*x9 + 107/5000000)), x6, numpy.where(numpy.less_equal(x9, (19/20)*x9 + 209/10000000), (5/19)*x9, (1/4)*x9))
+    x61 = xi_ep*numpy.minimum(numpy.minimum(numpy.minimum(n_active, n_experts), x12), numpy.ceil(x14*x28)) + x56*numpy.ceil(x14*x51)
+    x62 = x61**(-1.0)
+    x63 = x51*numpy.maximum(x16*numpy.maximum(0, x55 + x62), x0*numpy.minimum(x58, 1 - x62))
+    x64 = x63*x8
+    x65 = x20*numpy.log(x61)
+    x66 = x51*x62
+    x67 = (1/200000)*x65 + (3/5000000)*x66
+    x68 = x64 + x67
+    x69 = (17/2000000)*x65 + (1/800000)*x66
+    x70 = (10/19)*x64 + x69
+    x71 = (7/250000)*x65 + (7/250000)*x66
+    x72 = x5*x63 + x71
+    x73 = xi_ep*x52 + x56*numpy.ceil(x14*x52)
+    x74 = x73**(-1.0)
+    x75 = x52*numpy.maximum(x16*numpy.maximum(0, x55 + x74), x0*numpy.minimum(x58, 1 - x74))
+    x76 = x75*x8
+    x77 = x20*numpy.log(x73)
+    x78 = x52*x74
+    x79 = (1/200000)*x77 + (3/5000000)*x78
+    x80 = x76 + x79
+    x81 = (17/2000000)*x77 + (1/800000)*x78
+    x82 = (10/19)*x76 + x81
+    x83 = (7/250000)*x77 + (7/250000)*x78
+    x84 = x5*x75 + x83
+    x85 = p_disp*x7
+    x86 = x59*x85
+    x87 = x63*x85
+    x88 = x67 + x87
+    x89 = x69 + (10/19)*x87
+    x90 = p_disp*x4
+    x91 = x63*x90 + x71
+    x92 = x75*x85
+    x93 = x79 + x92
+    x94 = x81 + (10/19)*x92
+    x95 = x75*x90 + x83
+    return n_layers*x26 + n_layers*numpy.where(numpy.where(x27, numpy.greater(x28, 1), False), x26 + numpy.where(numpy.greater(sigma_attn, 1), numpy.where(x53, 0, numpy.where(numpy.where(x27, numpy.logical_and(numpy.less_equal(x68, x70 + 131/20000000), numpy.less_equal(x68, x72 - 171/5000000)), numpy.logical_and(numpy.less_equal(x80, x82 + 131/20000000), numpy.less_equal(x80, x84 - 171/5000000))), x60, numpy.where(numpy.where(x27, numpy.greater_equal(x72, x70 + 163/4000000), numpy.greater_equal(x84, x82 + 163/4000000)), (10/19)*x60, x5*x59))) + numpy.where(x53, 0, numpy.where(numpy.where(x27, numpy.logical_and(numpy.less_equal(x88, x89 + 131/20000000), numpy.less_equal(x88, x91 - 171/5000000)), numpy.logical_and(numpy.less_equal(x93, x94 + 131/20000000), numpy.less_equal(x93, x95 - 171/5000000))), x86, numpy.where(numpy.where(x27, numpy.greater_equal(x91, x89 + 163/4000000), numpy.greater_equal(x95, x94 + 163/4000000)), (10/19)*x86, x59*x90))), 0), 0) + n_layers*numpy.where(numpy.where(x27, numpy.less_equal(x29, 1), numpy.less_equal(x30, 1)), 0, numpy.where(numpy.where(x27, numpy.logical_and(numpy.greater_equal(x40, x41 + 77/1250000), numpy.greater_equal(x42, x41 - 59/10000000)), numpy.logical_and(numpy.greater_equal(x48, x49 + 77/1250000), numpy.greater_equal(x50, x49 - 59/10000000))), 2*x34, numpy.where(numpy.where(x27, numpy.greater_equal(x40, x42 + 27/400000), numpy.greater_equal(x48, x50 + 27/400000)), (20/19)*x34, x34))) + (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x9, x6 + 81/2500000), numpy.less_equal(x9, (10/19)*x9 + 107/5000000)), x6, numpy.where(numpy.less_equal(x9, (19/20)*x9 + 209/10000000), (5/19)*x9, (1/4)*x9))
 
 
-def physical_nccl_1d_moe_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_1d_moe_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = (1/2)*q_len
     x1 = bw_ar_inter**(-1.0)
     x2 = n_gpu**(-1.0)
@@ -4157,49 +4424,64 @@ def physical_nccl_1d_moe_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, c
     x20 = 2*x5
     x21 = n_layers*numpy.where(numpy.where(x9, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x11, 1), numpy.less_equal(x10, 1), numpy.less_equal(x10/x11, 1)), 1, x10*numpy.where(numpy.less_equal(x11, 1), 1, x11**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x10, 1), 1, x10), 1)), 0, numpy.minimum(numpy.minimum((7/125000)*x15 + (7/125000)*x17 + x19 - 7/125000, (1/100000)*x15 + (3/2500000)*x17 + x18*x20 + 7/1250000), (17/1000000)*x15 + (1/400000)*x17 + (20/19)*x19 + 23/2000000)) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x6 + 7/250000, (5/19)*x6 + 9/400000), b*x0*x4 + 59/5000000)
     x22 = d_model*vocab
-    x23 = s**(-1.0)
-    x24 = n_ff_in + n_ff_out
-    x25 = n_sh*x24
-    x26 = d_model*d_ff_shared*n_layers*x25
-    x27 = x10/sigma_attn
-    x28 = ctx + x0 - 1/2
-    x29 = 2*n_q
-    x30 = 2*d_rope
-    x31 = n_q*q_len
-    x32 = ctx + q_len - 1
-    x33 = ctx**2 - ctx
-    x34 = (1/2)/q_len
-    x35 = r_cmp**(-1.0)
-    x36 = x31*(4*c_kv + x30)*(x35*numpy.where(numpy.greater_equal(k_top, x32), x28, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x34*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x33))) + numpy.where(numpy.greater_equal(ctx_win, x32), x28, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x34*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x33))))
-    x37 = kv_win*numpy.minimum(ctx, ctx_win)
-    x38 = d_head*n_q
-    x39 = d_model*p
-    x40 = c_kv + c_q
-    x41 = x5*x7
-    x42 = p_act*x41
-    x43 = d_head*(n_q + x29/g)
-    x44 = numpy.maximum(1, numpy.minimum(x12, numpy.sqrt(d_model)*numpy.sqrt(x13)/numpy.sqrt(d_ff)))
-    x45 = x23*x42
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(st_cmp + ctx*(kv_idx + kv_bytes) + x37) + p*(n_attn + n_ff + w_idx*(x10 - 1) + x26))), 4*n_layers*t_kernel + x21*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x21, x2*(n_attn*x20 + 2*b*q_lm*x22 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x36, ctx*c_kv*x29*(d_head + d_nope) + x28*x31*(2*d_head + 2*d_nope + x30)), x36) + q_len*(f_idx*n_layers*x28*(xi_idx*x27 - xi_idx + 1) + w_idx*(2*x27 - 2))) + x5*(2*n_ff*x23 + 2*x26))/flops), n_pp*x2*(w_idx*p*x10 + n_layers*(n_experts*x24*(1 - (1 - x23)**x41)*(d_ff*x39 + d_ff*x44*x45 + d_model*x13*x45/x44) + p*x40*x43 + x25*(d_ff_shared*x39 + x42*(d_model + d_ff_shared)) + x38*x39 + x39*x40 + x42*(d_model + x38) + x42*(d_model + x40) + x42*(x40 + x43)) + p_emb*x22 + x8*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x35 + x37))/hbm_bw), numpy.inf)
+    x23 = kv_win*numpy.minimum(ctx, ctx_win)
+    x24 = r_cmp**(-1.0)
+    x25 = d_head*n_q
+    x26 = d_model*p
+    x27 = c_kv + c_q
+    x28 = q_len*x8
+    x29 = p_act*x28
+    x30 = 2*n_q
+    x31 = d_head*(n_q + x30/g)
+    x32 = n_ff_in + n_ff_out
+    x33 = n_sh*x32
+    x34 = s**(-1.0)
+    x35 = numpy.maximum(1, numpy.minimum(x12, numpy.sqrt(d_model)*numpy.sqrt(x13)/numpy.sqrt(d_ff)))
+    x36 = x29*x34
+    x37 = d_model*d_ff_shared*n_layers*x33
+    x38 = x10/sigma_attn
+    x39 = ctx + x0 - 1/2
+    x40 = ctx*c_kv*x30*(d_head + d_nope)
+    x41 = ctx + q_len - 1
+    x42 = numpy.greater_equal(ctx_win, x41)
+    x43 = numpy.greater_equal(k_top, x41)
+    x44 = numpy.greater(xi_mha, 0)
+    x45 = x24*x39
+    x46 = 2*d_rope
+    x47 = n_q*q_len
+    x48 = x47*(4*c_kv + x46)
+    x49 = x39*x47*(2*d_head + 2*d_nope + x46)
+    x50 = x40 + x49
+    x51 = numpy.greater_equal(ctx, ctx_win)
+    x52 = ctx**2 - ctx
+    x53 = (1/2)/q_len
+    x54 = x53*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x52)
+    x55 = numpy.greater_equal(ctx, k_top)
+    x56 = k_top*x24
+    x57 = x53*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x52)
+    x58 = x24*x57
+    x59 = numpy.where(numpy.logical_and(x42, x43), numpy.logical_and(x44, numpy.greater(x48*(x39 + x45), x50)), numpy.where(numpy.logical_and(x43, x51), numpy.logical_and(x44, numpy.greater(x48*(ctx_win + x45), x50)), numpy.where(x43, numpy.logical_and(x44, numpy.less(x50, x48*(x45 + x54))), numpy.where(numpy.logical_and(x42, x55), numpy.logical_and(x44, numpy.greater(x48*(x39 + x56), x50)), numpy.where(numpy.logical_and(x51, x55), numpy.logical_and(x44, numpy.greater(x48*(ctx_win + x56), x50)), numpy.where(x55, numpy.logical_and(x44, numpy.less(x50, x48*(x54 + x56))), numpy.where(x42, numpy.logical_and(x44, numpy.less(x50, x48*(x39 + x58))), numpy.where(x51, numpy.logical_and(x44, numpy.less(x50, x48*(ctx_win + x58))), numpy.logical_and(x44, numpy.less(x50, x48*(x54 + x58)))))))))))
+    x60 = b*n_layers
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(st_cmp + ctx*(kv_idx + kv_bytes) + x23) + p*(n_attn + n_ff + w_idx*(x10 - 1) + x37))), 4*n_layers*t_kernel + x21*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x21, x2*x60*numpy.where(x59, x49, x48*(x24*numpy.where(x43, x39, numpy.where(x55, k_top, x57)) + numpy.where(x42, x39, numpy.where(x51, ctx_win, x54))))/flops_attn + x2*(n_attn*x20 + 2*b*q_lm*x22 + x5*(2*n_ff*x34 + 2*x37) + x5*(f_idx*n_layers*x39*(xi_idx*x38 - xi_idx + 1) + w_idx*(2*x38 - 2)) + x60*numpy.where(x59, x40, 0))/flops), n_pp*x2*(w_idx*p*x10 + n_layers*(n_experts*x32*(1 - (1 - x34)**x28)*(d_ff*x26 + d_ff*x35*x36 + d_model*x13*x36/x35) + p*x27*x31 + x25*x26 + x26*x27 + x29*(d_model + x25) + x29*(d_model + x27) + x29*(x27 + x31) + x33*(d_ff_shared*x26 + x29*(d_model + d_ff_shared))) + p_emb*x22 + x8*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x24 + x23))/hbm_bw), numpy.inf)
 
 
-def physical_nccl_1d_moe_mla__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_1d_moe_mla__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     return (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x0 + 7/250000, (5/19)*x0 + 9/400000), (1/2)*x0 + 59/5000000)
 
 
-def physical_nccl_1d_moe_mla__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_1d_moe_mla__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     return (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x0, (1/2)*x0 + 81/2500000), numpy.less_equal(x0, (10/19)*x0 + 107/5000000)), 59/5000000, numpy.where(numpy.less_equal(x0, (19/20)*x0 + 209/10000000), 9/400000, 7/250000))
 
 
-def physical_nccl_1d_moe_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_1d_moe_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     x1 = (1/2)*x0
     return (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x0, x1 + 81/2500000), numpy.less_equal(x0, (10/19)*x0 + 107/5000000)), x1, numpy.where(numpy.less_equal(x0, (19/20)*x0 + 209/10000000), (5/19)*x0, (1/4)*x0))
 
 
-def physical_nccl_1d_moe_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_1d_moe_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
     x2 = b*x0
@@ -4218,11 +4500,11 @@ def physical_nccl_1d_moe_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ct
     return n_pp*(w_idx*p*x1 + d_model*vocab*p_emb + n_layers*(n_experts*x9*(1 - (1 - x10)**x6)*(d_ff*x13*x14 + d_ff*x4 + d_model*x12*x14/x13) + n_sh*x9*(d_ff_shared*x4 + x7*(d_model + d_ff_shared)) + p*x5*x8 + x3*x4 + x4*x5 + x7*(d_model + x3) + x7*(d_model + x5) + x7*(x5 + x8)) + x2*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp))/(hbm_bw*n_gpu)
 
 
-def physical_nccl_1d_moe_mla__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_1d_moe_mla__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes)) + p*(n_attn + n_ff + w_idx*(n_gpu/n_pp - 1) + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
-def physical_nccl_1d_moe_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_1d_moe_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = bw_ar_inter**(-1.0)
     x1 = n_gpu**(-1.0)
     x2 = d_model*x1
@@ -4264,69 +4546,85 @@ def physical_nccl_1d_moe_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p
     x38 = numpy.where(numpy.less_equal(x32, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x34 + (7/125000)*x35 + x37 - 7/125000, (17/1000000)*x34 + (1/400000)*x35 + (20/19)*x37 + 23/2000000), x30*x36 + (1/100000)*x34 + (3/2500000)*x35 + 7/1250000))
     x39 = numpy.where(x14, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x15)), n_active, numpy.where(numpy.less_equal(n_experts, x15), n_experts, x15)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
     x40 = numpy.minimum(n_active, x19)
-    x41 = xi_ep*numpy.minimum(numpy.minimum(n_active, x19), numpy.ceil(x18*x19)) + (1 - xi_ep)*numpy.ceil(x18*x40)
-    x42 = x41**(-1.0)
-    x43 = x40*x42
-    x44 = (1 - x31)*numpy.maximum(x0*x43*(x41 - 1), x26*x41*numpy.maximum(0, x40*x42 - 1))
+    x41 = -x31
+    x42 = xi_ep*numpy.minimum(numpy.minimum(n_active, x19), numpy.ceil(x18*x19)) + (1 - xi_ep)*numpy.ceil(x18*x40)
+    x43 = x42**(-1.0)
+    x44 = x40*numpy.maximum(x26*numpy.maximum(0, x41 + x43), x0*numpy.minimum(x41 + 1, 1 - x43))
     x45 = x44*x9
-    x46 = x17*numpy.log(x41)
-    x47 = (3/5000000)*x43 + (1/200000)*x46 + 31/5000000
-    x48 = (1/800000)*x43 + (17/2000000)*x46 + 51/4000000
-    x49 = (7/250000)*x43 + (7/250000)*x46 - 7/250000
-    x50 = p_disp*x2*x44
-    x51 = x50*x7
-    x52 = d_model*vocab
-    x53 = p_emb*x52
-    x54 = n_ff_in + n_ff_out
-    x55 = s**(-1.0)
-    x56 = x12*x7
-    x57 = d_model*p
-    x58 = numpy.sqrt(d_model)
-    x59 = numpy.maximum(1, numpy.minimum(x20, numpy.sqrt(x21)*x58/numpy.sqrt(d_ff)))
-    x60 = p_act*x56
-    x61 = x55*x60
-    x62 = n_experts*x54*(1 - (1 - x55)**x56)*(d_ff*x57 + d_ff*x59*x61 + d_model*x21*x61/x59)
-    x63 = n_pp*x1/hbm_bw
-    x64 = w_idx*p*x15
-    x65 = numpy.maximum(1, x32)
-    x66 = kv_win*numpy.minimum(ctx, ctx_win)
-    x67 = r_cmp**(-1.0)
-    x68 = x13*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x67 + x66)
-    x69 = d_ff_shared*x57
-    x70 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x71 = x58*x70
-    x72 = numpy.minimum(x32, numpy.maximum(1, x71/numpy.sqrt(d_ff_shared)))
-    x73 = x31*x60
-    x74 = n_gpu*x8/(n_pp**2*sigma_attn**2)
-    x75 = d_model*x74
-    x76 = sigma_attn*n_layers
-    x77 = n_sh*x54
-    x78 = c_kv + c_q
-    x79 = numpy.sqrt(x78)
-    x80 = numpy.minimum(x32, numpy.maximum(1, x70*x79/x58))
-    x81 = numpy.sqrt(d_head)
-    x82 = 2*n_q
-    x83 = n_q + x82/g
-    x84 = numpy.minimum(x32, numpy.maximum(1, x70*x81*numpy.sqrt(x83)/x79))
-    x85 = numpy.minimum(x32, numpy.maximum(1, x71/(numpy.sqrt(n_q)*x81)))
-    x86 = d_head*n_q
-    x87 = d_head*x83
-    x88 = p*x78*x87 + x57*x78 + x57*x86
-    x89 = d_model*d_ff_shared*n_layers*x77
-    x90 = ctx + x4 - 1/2
-    x91 = 2*d_rope
-    x92 = n_q*q_len
+    x46 = x17*numpy.log(x42)
+    x47 = x40*x43
+    x48 = (1/200000)*x46 + (3/5000000)*x47 + 31/5000000
+    x49 = (17/2000000)*x46 + (1/800000)*x47 + 51/4000000
+    x50 = (7/250000)*x46 + (7/250000)*x47 - 7/250000
+    x51 = p_disp*x2*x44
+    x52 = x51*x7
+    x53 = d_model*vocab
+    x54 = p_emb*x53
+    x55 = n_ff_in + n_ff_out
+    x56 = s**(-1.0)
+    x57 = x12*x7
+    x58 = d_model*p
+    x59 = numpy.sqrt(d_model)
+    x60 = numpy.maximum(1, numpy.minimum(x20, numpy.sqrt(x21)*x59/numpy.sqrt(d_ff)))
+    x61 = p_act*x57
+    x62 = x56*x61
+    x63 = n_experts*x55*(1 - (1 - x56)**x57)*(d_ff*x58 + d_ff*x60*x62 + d_model*x21*x62/x60)
+    x64 = n_pp*x1/hbm_bw
+    x65 = w_idx*p*x15
+    x66 = numpy.maximum(1, x32)
+    x67 = kv_win*numpy.minimum(ctx, ctx_win)
+    x68 = r_cmp**(-1.0)
+    x69 = x13*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x68 + x67)
+    x70 = d_ff_shared*x58
+    x71 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x72 = x59*x71
+    x73 = numpy.minimum(x32, numpy.maximum(1, x72/numpy.sqrt(d_ff_shared)))
+    x74 = x31*x61
+    x75 = n_gpu*x8/(n_pp**2*sigma_attn**2)
+    x76 = d_model*x75
+    x77 = sigma_attn*n_layers
+    x78 = n_sh*x55
+    x79 = c_kv + c_q
+    x80 = numpy.sqrt(x79)
+    x81 = numpy.minimum(x32, numpy.maximum(1, x71*x80/x59))
+    x82 = numpy.sqrt(d_head)
+    x83 = 2*n_q
+    x84 = n_q + x83/g
+    x85 = numpy.minimum(x32, numpy.maximum(1, x71*x82*numpy.sqrt(x84)/x80))
+    x86 = numpy.minimum(x32, numpy.maximum(1, x72/(numpy.sqrt(n_q)*x82)))
+    x87 = d_head*n_q
+    x88 = d_head*x84
+    x89 = p*x79*x88 + x58*x79 + x58*x87
+    x90 = d_model*d_ff_shared*n_layers*x78
+    x91 = ctx + x4 - 1/2
+    x92 = ctx*c_kv*x83*(d_head + d_nope)
     x93 = ctx + q_len - 1
-    x94 = ctx**2 - ctx
-    x95 = (1/2)/q_len
-    x96 = x92*(4*c_kv + x91)*(x67*numpy.where(numpy.greater_equal(k_top, x93), x90, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x95*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x94))) + numpy.where(numpy.greater_equal(ctx_win, x93), x90, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x95*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x94))))
-    x97 = n_unembed*p_emb
-    x98 = b*(st_cmp + ctx*(kv_idx + kv_bytes) + x66)
-    x99 = n_attn + x89
-    return 4*n_layers*t_kernel, n_layers*numpy.where(numpy.where(x14, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x16, 1), numpy.less_equal(x15, 1), numpy.less_equal(x15/x16, 1)), 1, x15*numpy.where(numpy.less_equal(x16, 1), 1, x16**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x15, 1), 1, x15), 1)), 0, numpy.minimum(numpy.minimum((7/125000)*x23 + (7/125000)*x25 + x28 - 7/125000, (1/100000)*x23 + (3/2500000)*x25 + x27*x30 + 7/1250000), (17/1000000)*x23 + (1/400000)*x25 + (20/19)*x28 + 23/2000000)) + x11, n_layers*x38 + n_layers*numpy.where(numpy.where(x14, numpy.greater(x16, 1), False), x38 + numpy.where(x39, 0, numpy.minimum(numpy.minimum(x45 + x47, (10/19)*x45 + x48), x44*x6 + x49)) + numpy.where(x39, 0, numpy.minimum(numpy.minimum(x47 + x51, x48 + (10/19)*x51), x49 + x5*x50)), 0), x63*(n_layers*x62 + x53) + x63*(x64 + x65*x68 + x76*x77*(d_ff_shared*x72*x73 + x69 + x75/x72) + x76*(d_model*x73*x80 + x73*x78*x84 + x73*x85*x86 + x74*x78/x80 + x74*x87/x84 + x75/x85 + x88)), x1*(n_attn*x29 + 2*b*q_lm*x52 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x96, ctx*c_kv*x82*(d_head + d_nope) + x90*x92*(2*d_head + 2*d_nope + x91)), x96) + q_len*(f_idx*n_layers*x90*(xi_idx*x32 - xi_idx + 1) + w_idx*(2*x32 - 2))) + x7*(2*n_ff*x55 + 2*x89))/flops, p*(n_ff + w_idx*sigma_attn*(x32 - 1) + sigma_attn*x99) + x65*x98 + x97, x11, x63*(n_layers*(x60*(d_model + x78) + x60*(d_model + x86) + x60*(x78 + x87) + x62 + x77*(x60*(d_model + d_ff_shared) + x69) + x88) + x53 + x64 + x68), p*(n_ff + w_idx*(x15 - 1) + x99) + x97 + x98
+    x94 = numpy.greater_equal(ctx_win, x93)
+    x95 = numpy.greater_equal(k_top, x93)
+    x96 = numpy.greater(xi_mha, 0)
+    x97 = x68*x91
+    x98 = 2*d_rope
+    x99 = n_q*q_len
+    x100 = x99*(4*c_kv + x98)
+    x101 = x91*x99*(2*d_head + 2*d_nope + x98)
+    x102 = x101 + x92
+    x103 = numpy.greater_equal(ctx, ctx_win)
+    x104 = ctx**2 - ctx
+    x105 = (1/2)/q_len
+    x106 = x105*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x104)
+    x107 = numpy.greater_equal(ctx, k_top)
+    x108 = k_top*x68
+    x109 = x105*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x104)
+    x110 = x109*x68
+    x111 = numpy.where(numpy.logical_and(x94, x95), numpy.logical_and(x96, numpy.greater(x100*(x91 + x97), x102)), numpy.where(numpy.logical_and(x103, x95), numpy.logical_and(x96, numpy.greater(x100*(ctx_win + x97), x102)), numpy.where(x95, numpy.logical_and(x96, numpy.less(x102, x100*(x106 + x97))), numpy.where(numpy.logical_and(x107, x94), numpy.logical_and(x96, numpy.greater(x100*(x108 + x91), x102)), numpy.where(numpy.logical_and(x103, x107), numpy.logical_and(x96, numpy.greater(x100*(ctx_win + x108), x102)), numpy.where(x107, numpy.logical_and(x96, numpy.less(x102, x100*(x106 + x108))), numpy.where(x94, numpy.logical_and(x96, numpy.less(x102, x100*(x110 + x91))), numpy.where(x103, numpy.logical_and(x96, numpy.less(x102, x100*(ctx_win + x110))), numpy.logical_and(x96, numpy.less(x102, x100*(x106 + x110)))))))))))
+    x112 = b*n_layers
+    x113 = n_unembed*p_emb
+    x114 = b*(st_cmp + ctx*(kv_idx + kv_bytes) + x67)
+    x115 = n_attn + x90
+    return 4*n_layers*t_kernel, n_layers*numpy.where(numpy.where(x14, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x16, 1), numpy.less_equal(x15, 1), numpy.less_equal(x15/x16, 1)), 1, x15*numpy.where(numpy.less_equal(x16, 1), 1, x16**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x15, 1), 1, x15), 1)), 0, numpy.minimum(numpy.minimum((7/125000)*x23 + (7/125000)*x25 + x28 - 7/125000, (1/100000)*x23 + (3/2500000)*x25 + x27*x30 + 7/1250000), (17/1000000)*x23 + (1/400000)*x25 + (20/19)*x28 + 23/2000000)) + x11, n_layers*x38 + n_layers*numpy.where(numpy.where(x14, numpy.greater(x16, 1), False), x38 + numpy.where(numpy.greater(sigma_attn, 1), numpy.where(x39, 0, numpy.minimum(numpy.minimum(x45 + x48, (10/19)*x45 + x49), x44*x6 + x50)) + numpy.where(x39, 0, numpy.minimum(numpy.minimum(x48 + x52, x49 + (10/19)*x52), x5*x51 + x50)), 0), 0), x64*(n_layers*x63 + x54) + x64*(x65 + x66*x69 + x77*x78*(d_ff_shared*x73*x74 + x70 + x76/x73) + x77*(d_model*x74*x81 + x74*x79*x85 + x74*x86*x87 + x75*x79/x81 + x75*x88/x85 + x76/x86 + x89)), x1*x112*numpy.where(x111, x101, x100*(x68*numpy.where(x95, x91, numpy.where(x107, k_top, x109)) + numpy.where(x94, x91, numpy.where(x103, ctx_win, x106))))/flops_attn + x1*(n_attn*x29 + 2*b*q_lm*x53 + x112*numpy.where(x111, x92, 0) + x7*(2*n_ff*x56 + 2*x90) + x7*(f_idx*n_layers*x91*(xi_idx*x32 - xi_idx + 1) + w_idx*(2*x32 - 2)))/flops, p*(n_ff + w_idx*sigma_attn*(x32 - 1) + sigma_attn*x115) + x113 + x114*x66, x11, x64*(n_layers*(x61*(d_model + x79) + x61*(d_model + x87) + x61*(x79 + x88) + x63 + x78*(x61*(d_model + d_ff_shared) + x70) + x89) + x54 + x65 + x69), p*(n_ff + w_idx*(x15 - 1) + x115) + x113 + x114
 
 
-def physical_nccl_1d_moe_mla__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_1d_moe_mla__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = 4*n_layers*t_kernel
     x1 = 1 - omega_net
     x2 = bw_ar_inter**(-1.0)
@@ -4364,130 +4662,146 @@ def physical_nccl_1d_moe_mla__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, 
     x34 = x33*x5
     x35 = n_layers*numpy.where(numpy.where(x16, numpy.less_equal(x19, 1), numpy.less_equal(x20, 1)), 0, numpy.minimum(numpy.minimum((7/125000)*x27 + (7/125000)*x29 + x32 - 7/125000, (1/100000)*x27 + (3/2500000)*x29 + x31*x34 + 7/1250000), (17/1000000)*x27 + (1/400000)*x29 + (20/19)*x32 + 23/2000000)) + x13
     x36 = d_model*vocab
-    x37 = s**(-1.0)
-    x38 = n_ff_in + n_ff_out
-    x39 = d_ff_shared*n_sh
-    x40 = d_model*n_layers*x38*x39
-    x41 = sigma_attn**(-1.0)
-    x42 = x17*x41
-    x43 = ctx + x6 - 1/2
-    x44 = 2*n_q
-    x45 = 2*d_head
-    x46 = 2*d_rope
-    x47 = n_q*q_len
-    x48 = ctx + q_len - 1
-    x49 = ctx**2 - ctx
-    x50 = (1/2)/q_len
-    x51 = r_cmp**(-1.0)
-    x52 = x47*(4*c_kv + x46)*(x51*numpy.where(numpy.greater_equal(k_top, x48), x43, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x50*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x49))) + numpy.where(numpy.greater_equal(ctx_win, x48), x43, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x50*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x49))))
-    x53 = x3*(n_attn*x33 + 2*b*q_lm*x36 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x52, ctx*c_kv*x44*(d_head + d_nope) + x43*x47*(2*d_nope + x45 + x46)), x52) + q_len*(f_idx*n_layers*x43*(xi_idx*x42 - xi_idx + 1) + w_idx*(2*x42 - 2))) + x9*(2*n_ff*x37 + 2*x40))/flops
-    x54 = p_emb*x36
-    x55 = w_idx*p*x17
-    x56 = kv_win*numpy.minimum(ctx, ctx_win)
-    x57 = x15*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x51 + x56)
-    x58 = d_model*p
-    x59 = d_ff_shared*x58
-    x60 = x14*x9
-    x61 = p_act*x60
-    x62 = n_sh*x38
-    x63 = numpy.sqrt(d_model)
-    x64 = numpy.sqrt(x25)
-    x65 = numpy.maximum(1, numpy.minimum(x24, x63*x64/numpy.sqrt(d_ff)))
-    x66 = x37*x61
-    x67 = n_experts*x38*(1 - (1 - x37)**x60)*(d_ff*x58 + d_ff*x65*x66 + d_model*x25*x66/x65)
-    x68 = d_head*n_q
-    x69 = c_kv + c_q
-    x70 = n_q + x44/g
-    x71 = d_head*x70
-    x72 = p*x69*x71 + x58*x68 + x58*x69
-    x73 = n_pp*x3/hbm_bw
-    x74 = x73*(n_layers*(x61*(d_model + x68) + x61*(d_model + x69) + x61*(x69 + x71) + x62*(x59 + x61*(d_model + d_ff_shared)) + x67 + x72) + x54 + x55 + x57)
-    x75 = numpy.greater_equal(n_gpu, n_pp)
-    x76 = numpy.less_equal(n_pp, b)
-    x77 = hbm_cap*n_gpu
-    x78 = n_unembed*p_emb
-    x79 = b*(st_cmp + ctx*(kv_idx + kv_bytes) + x56)
-    x80 = n_attn + x40
-    x81 = numpy.logical_and(numpy.logical_and(x75, x76), numpy.greater_equal(x77, p*(n_ff + w_idx*(x17 - 1) + x80) + x78 + x79))
-    x82 = numpy.ceil(x22*x42)
-    x83 = x21*numpy.log(x82)
-    x84 = x42/x82
-    x85 = numpy.maximum(x2*(x82 - 1), x30*x82*numpy.maximum(0, x84 - 1))
-    x86 = x11*x85
-    x87 = numpy.where(numpy.less_equal(x42, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x83 + (7/125000)*x84 + x86 - 7/125000, (17/1000000)*x83 + (1/400000)*x84 + (20/19)*x86 + 23/2000000), x34*x85 + (1/100000)*x83 + (3/2500000)*x84 + 7/1250000))
-    x88 = numpy.where(x16, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x17)), n_active, numpy.where(numpy.less_equal(n_experts, x17), n_experts, x17)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
-    x89 = numpy.minimum(n_active, x23)
-    x90 = xi_ep*numpy.minimum(numpy.minimum(n_active, x23), numpy.ceil(x22*x23)) + (1 - xi_ep)*numpy.ceil(x22*x89)
-    x91 = x90**(-1.0)
-    x92 = x89*x91
-    x93 = (1 - x41)*numpy.maximum(x2*x92*(x90 - 1), x30*x90*numpy.maximum(0, x89*x91 - 1))
-    x94 = x11*x93
-    x95 = x21*numpy.log(x90)
-    x96 = (3/5000000)*x92 + (1/200000)*x95 + 31/5000000
-    x97 = (1/800000)*x92 + (17/2000000)*x95 + 51/4000000
-    x98 = (7/250000)*x92 + (7/250000)*x95 - 7/250000
-    x99 = p_disp*x4*x93
-    x100 = x9*x99
-    x101 = numpy.where(x88, 0, numpy.minimum(numpy.minimum(x100 + x96, (10/19)*x100 + x97), x7*x99 + x98)) + numpy.where(x88, 0, numpy.minimum(numpy.minimum(x94 + x96, (10/19)*x94 + x97), x8*x93 + x98))
-    x102 = numpy.where(x16, numpy.greater(x18, 1), False)
-    x103 = n_layers*x87 + n_layers*numpy.where(x102, x101 + x87, 0) + x35
-    x104 = numpy.maximum(1, x42)
-    x105 = numpy.sqrt(n_gpu)
-    x106 = 1/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x107 = x105*x106
-    x108 = x107*x63
-    x109 = numpy.minimum(x42, numpy.maximum(1, x108/numpy.sqrt(d_ff_shared)))
-    x110 = x41*x61
-    x111 = d_model*x10
-    x112 = n_gpu/(n_pp**2*sigma_attn**2)
-    x113 = x111*x112
-    x114 = sigma_attn*n_layers
-    x115 = numpy.sqrt(x69)
-    x116 = numpy.minimum(x42, numpy.maximum(1, x107*x115/x63))
-    x117 = numpy.sqrt(d_head)
-    x118 = numpy.minimum(x42, numpy.maximum(1, x107*x117*numpy.sqrt(x70)/x115))
-    x119 = numpy.minimum(x42, numpy.maximum(1, x108/(numpy.sqrt(n_q)*x117)))
-    x120 = x10*x112
-    x121 = x73*(n_layers*x67 + x54) + x73*(x104*x57 + x114*x62*(d_ff_shared*x109*x110 + x59 + x113/x109) + x114*(d_model*x110*x116 + x110*x118*x69 + x110*x119*x68 + x113/x119 + x72 + x120*x71/x118 + x120*x69/x116) + x55)
-    x122 = numpy.logical_and(numpy.logical_and(x75, x76), numpy.greater_equal(x77, p*(n_ff + w_idx*sigma_attn*(x42 - 1) + sigma_attn*x80) + x104*x79 + x78))
-    x123 = numpy.where(x16, numpy.less_equal(numpy.sqrt(x19), 1), numpy.less_equal(numpy.sqrt(x20), 1))
-    x124 = numpy.sqrt(x26)
-    x125 = x124**(-1.0)
-    x126 = numpy.maximum(x2*(x124 - 1), x124*x30*numpy.maximum(0, x125*x64 - 1))
-    x127 = n_ff_out*x126
-    x128 = x11*x127
-    x129 = x125*x64
-    x130 = x21*numpy.log(x124)
-    x131 = (7/125000)*x129 + (7/125000)*x130 - 7/125000
-    x132 = (3/2500000)*x129 + (1/100000)*x130 + 7/1250000
-    x133 = (1/400000)*x129 + (17/1000000)*x130 + 23/2000000
-    x134 = x10*x3
-    x135 = n_ff_in*x126*(d_ff*n_active + x39)
-    x136 = x134*x135
-    x137 = p_act*x33
-    x138 = n_layers*(numpy.where(x123, 0, numpy.minimum(numpy.minimum(x128 + x131, (20/19)*x128 + x133), x127*x34 + x132)) + numpy.where(x123, 0, numpy.minimum(numpy.minimum(x131 + x136, x133 + (20/19)*x136), x132 + x135*x137*x3))) + x13
-    x139 = numpy.less_equal(x107, 1)
-    x140 = numpy.sqrt(x82)
-    x141 = x107/x140
-    x142 = numpy.maximum(x2*(x140 - 1), x140*x30*numpy.maximum(0, x141 - 1))
+    x37 = p_emb*x36
+    x38 = w_idx*p*x17
+    x39 = kv_win*numpy.minimum(ctx, ctx_win)
+    x40 = r_cmp**(-1.0)
+    x41 = x15*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x40 + x39)
+    x42 = d_model*p
+    x43 = d_ff_shared*x42
+    x44 = q_len*x15
+    x45 = p_act*x44
+    x46 = n_ff_in + n_ff_out
+    x47 = n_sh*x46
+    x48 = s**(-1.0)
+    x49 = numpy.sqrt(d_model)
+    x50 = numpy.sqrt(x25)
+    x51 = numpy.maximum(1, numpy.minimum(x24, x49*x50/numpy.sqrt(d_ff)))
+    x52 = x45*x48
+    x53 = n_experts*x46*(1 - (1 - x48)**x44)*(d_ff*x42 + d_ff*x51*x52 + d_model*x25*x52/x51)
+    x54 = d_head*n_q
+    x55 = c_kv + c_q
+    x56 = 2*n_q
+    x57 = n_q + x56/g
+    x58 = d_head*x57
+    x59 = p*x55*x58 + x42*x54 + x42*x55
+    x60 = n_pp*x3/hbm_bw
+    x61 = x60*(n_layers*(x45*(d_model + x54) + x45*(d_model + x55) + x45*(x55 + x58) + x47*(x43 + x45*(d_model + d_ff_shared)) + x53 + x59) + x37 + x38 + x41)
+    x62 = d_ff_shared*n_sh
+    x63 = d_model*n_layers*x46*x62
+    x64 = sigma_attn**(-1.0)
+    x65 = x17*x64
+    x66 = ctx + x6 - 1/2
+    x67 = ctx*c_kv*x56*(d_head + d_nope)
+    x68 = ctx + q_len - 1
+    x69 = numpy.greater_equal(ctx_win, x68)
+    x70 = numpy.greater_equal(k_top, x68)
+    x71 = numpy.greater(xi_mha, 0)
+    x72 = x40*x66
+    x73 = 2*d_rope
+    x74 = n_q*q_len
+    x75 = x74*(4*c_kv + x73)
+    x76 = x66*x74*(2*d_head + 2*d_nope + x73)
+    x77 = x67 + x76
+    x78 = numpy.greater_equal(ctx, ctx_win)
+    x79 = ctx**2 - ctx
+    x80 = (1/2)/q_len
+    x81 = x80*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x79)
+    x82 = numpy.greater_equal(ctx, k_top)
+    x83 = k_top*x40
+    x84 = x80*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x79)
+    x85 = x40*x84
+    x86 = numpy.where(numpy.logical_and(x69, x70), numpy.logical_and(x71, numpy.greater(x75*(x66 + x72), x77)), numpy.where(numpy.logical_and(x70, x78), numpy.logical_and(x71, numpy.greater(x75*(ctx_win + x72), x77)), numpy.where(x70, numpy.logical_and(x71, numpy.less(x77, x75*(x72 + x81))), numpy.where(numpy.logical_and(x69, x82), numpy.logical_and(x71, numpy.greater(x75*(x66 + x83), x77)), numpy.where(numpy.logical_and(x78, x82), numpy.logical_and(x71, numpy.greater(x75*(ctx_win + x83), x77)), numpy.where(x82, numpy.logical_and(x71, numpy.less(x77, x75*(x81 + x83))), numpy.where(x69, numpy.logical_and(x71, numpy.less(x77, x75*(x66 + x85))), numpy.where(x78, numpy.logical_and(x71, numpy.less(x77, x75*(ctx_win + x85))), numpy.logical_and(x71, numpy.less(x77, x75*(x81 + x85)))))))))))
+    x87 = b*n_layers
+    x88 = x3*x87*numpy.where(x86, x76, x75*(x40*numpy.where(x70, x66, numpy.where(x82, k_top, x84)) + numpy.where(x69, x66, numpy.where(x78, ctx_win, x81))))/flops_attn + x3*(n_attn*x33 + 2*b*q_lm*x36 + x87*numpy.where(x86, x67, 0) + x9*(2*n_ff*x48 + 2*x63) + x9*(f_idx*n_layers*x66*(xi_idx*x65 - xi_idx + 1) + w_idx*(2*x65 - 2)))/flops
+    x89 = numpy.greater_equal(n_gpu, n_pp)
+    x90 = numpy.less_equal(n_pp, b)
+    x91 = hbm_cap*n_gpu
+    x92 = n_unembed*p_emb
+    x93 = b*(st_cmp + ctx*(kv_idx + kv_bytes) + x39)
+    x94 = n_attn + x63
+    x95 = numpy.logical_and(numpy.logical_and(x89, x90), numpy.greater_equal(x91, p*(n_ff + w_idx*(x17 - 1) + x94) + x92 + x93))
+    x96 = numpy.ceil(x22*x65)
+    x97 = x21*numpy.log(x96)
+    x98 = x65/x96
+    x99 = numpy.maximum(x2*(x96 - 1), x30*x96*numpy.maximum(0, x98 - 1))
+    x100 = x11*x99
+    x101 = numpy.where(numpy.less_equal(x65, 1), 0, numpy.minimum(numpy.minimum(x100 + (7/125000)*x97 + (7/125000)*x98 - 7/125000, (20/19)*x100 + (17/1000000)*x97 + (1/400000)*x98 + 23/2000000), x34*x99 + (1/100000)*x97 + (3/2500000)*x98 + 7/1250000))
+    x102 = numpy.where(x16, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x17)), n_active, numpy.where(numpy.less_equal(n_experts, x17), n_experts, x17)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
+    x103 = numpy.minimum(n_active, x23)
+    x104 = -x64
+    x105 = xi_ep*numpy.minimum(numpy.minimum(n_active, x23), numpy.ceil(x22*x23)) + (1 - xi_ep)*numpy.ceil(x103*x22)
+    x106 = x105**(-1.0)
+    x107 = x103*numpy.maximum(x30*numpy.maximum(0, x104 + x106), x2*numpy.minimum(x104 + 1, 1 - x106))
+    x108 = x107*x11
+    x109 = x21*numpy.log(x105)
+    x110 = x103*x106
+    x111 = (1/200000)*x109 + (3/5000000)*x110 + 31/5000000
+    x112 = (17/2000000)*x109 + (1/800000)*x110 + 51/4000000
+    x113 = (7/250000)*x109 + (7/250000)*x110 - 7/250000
+    x114 = p_disp*x107*x4
+    x115 = x114*x9
+    x116 = numpy.where(numpy.greater(sigma_attn, 1), numpy.where(x102, 0, numpy.minimum(numpy.minimum(x108 + x111, (10/19)*x108 + x112), x107*x8 + x113)) + numpy.where(x102, 0, numpy.minimum(numpy.minimum(x111 + x115, x112 + (10/19)*x115), x113 + x114*x7)), 0)
+    x117 = numpy.where(x16, numpy.greater(x18, 1), False)
+    x118 = n_layers*x101 + n_layers*numpy.where(x117, x101 + x116, 0) + x35
+    x119 = numpy.maximum(1, x65)
+    x120 = numpy.sqrt(n_gpu)
+    x121 = 1/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x122 = x120*x121
+    x123 = x122*x49
+    x124 = numpy.minimum(x65, numpy.maximum(1, x123/numpy.sqrt(d_ff_shared)))
+    x125 = x45*x64
+    x126 = d_model*x10
+    x127 = n_gpu/(n_pp**2*sigma_attn**2)
+    x128 = x126*x127
+    x129 = sigma_attn*n_layers
+    x130 = numpy.sqrt(x55)
+    x131 = numpy.minimum(x65, numpy.maximum(1, x122*x130/x49))
+    x132 = numpy.sqrt(d_head)
+    x133 = numpy.minimum(x65, numpy.maximum(1, x122*x132*numpy.sqrt(x57)/x130))
+    x134 = numpy.minimum(x65, numpy.maximum(1, x123/(numpy.sqrt(n_q)*x132)))
+    x135 = x10*x127
+    x136 = x60*(n_layers*x53 + x37) + x60*(x119*x41 + x129*x47*(d_ff_shared*x124*x125 + x43 + x128/x124) + x129*(d_model*x125*x131 + x125*x133*x55 + x125*x134*x54 + x128/x134 + x59 + x135*x58/x133 + x135*x55/x131) + x38)
+    x137 = numpy.logical_and(numpy.logical_and(x89, x90), numpy.greater_equal(x91, p*(n_ff + w_idx*sigma_attn*(x65 - 1) + sigma_attn*x94) + x119*x93 + x92))
+    x138 = numpy.where(x16, numpy.less_equal(numpy.sqrt(x19), 1), numpy.less_equal(numpy.sqrt(x20), 1))
+    x139 = numpy.sqrt(x26)
+    x140 = x139**(-1.0)
+    x141 = numpy.maximum(x2*(x139 - 1), x139*x30*numpy.maximum(0, x140*x50 - 1))
+    x142 = n_ff_out*x141
     x143 = x11*x142
-    x144 = x21*numpy.log(x140)
-    x145 = (7/125000)*x141 + (7/125000)*x144 - 7/125000
-    x146 = (3/2500000)*x141 + (1/100000)*x144 + 7/1250000
-    x147 = (1/400000)*x141 + (17/1000000)*x144 + 23/2000000
-    x148 = x134*x142
-    x149 = x148*x71
-    x150 = x106*x142/x105
-    x151 = x111*x150
-    x152 = n_layers*(numpy.where(x139, 0, numpy.minimum(numpy.minimum(x143 + x145, (20/19)*x143 + x147), x142*x34 + x146)) + numpy.where(x139, 0, numpy.minimum(numpy.minimum(x145 + x149, x147 + (20/19)*x149), x146 + x148*x45*x70))) + n_layers*numpy.where(x102, x101 + numpy.where(x139, 0, numpy.minimum(numpy.minimum(x145 + x151, x147 + (20/19)*x151), d_model*x137*x150 + x146)), 0) + x138
-    return numpy.where(x81, x0 + x1*x35 + numpy.maximum(numpy.maximum(x53, x74), omega_net*x35), numpy.inf), numpy.where(x122, x0 + x1*x103 + numpy.maximum(numpy.maximum(x121, x53), omega_net*x103), numpy.inf), numpy.where(x81, x0 + x1*x138 + numpy.maximum(numpy.maximum(x53, x74), omega_net*x138), numpy.inf), numpy.where(x122, x0 + x1*x152 + numpy.maximum(numpy.maximum(x121, x53), omega_net*x152), numpy.inf)
+    x144 = x140*x50
+    x145 = x21*numpy.log(x139)
+    x146 = (7/125000)*x144 + (7/125000)*x145 - 7/125000
+    x147 = (3/2500000)*x144 + (1/100000)*x145 + 7/1250000
+    x148 = (1/400000)*x144 + (17/1000000)*x145 + 23/2000000
+    x149 = x10*x3
+    x150 = n_ff_in*x141*(d_ff*n_active + x62)
+    x151 = x149*x150
+    x152 = p_act*x33
+    x153 = x152*x3
+    x154 = n_layers*(numpy.where(x138, 0, numpy.minimum(numpy.minimum(x143 + x146, (20/19)*x143 + x148), x142*x34 + x147)) + numpy.where(x138, 0, numpy.minimum(numpy.minimum(x146 + x151, x147 + x150*x153), x148 + (20/19)*x151))) + x13
+    x155 = numpy.less_equal(x122, 1)
+    x156 = numpy.sqrt(x96)
+    x157 = x122/x156
+    x158 = numpy.maximum(x2*(x156 - 1), x156*x30*numpy.maximum(0, x157 - 1))
+    x159 = x11*x158
+    x160 = x21*numpy.log(x156)
+    x161 = (7/125000)*x157 + (7/125000)*x160 - 7/125000
+    x162 = (3/2500000)*x157 + (1/100000)*x160 + 7/1250000
+    x163 = (1/400000)*x157 + (17/1000000)*x160 + 23/2000000
+    x164 = x158*x58
+    x165 = x149*x164
+    x166 = x121*x158/x120
+    x167 = x126*x166
+    x168 = n_layers*(numpy.where(x155, 0, numpy.minimum(numpy.minimum(x159 + x161, (20/19)*x159 + x163), x158*x34 + x162)) + numpy.where(x155, 0, numpy.minimum(numpy.minimum(x161 + x165, x163 + (20/19)*x165), x153*x164 + x162))) + n_layers*numpy.where(x117, x116 + numpy.where(x155, 0, numpy.minimum(numpy.minimum(x161 + x167, x163 + (20/19)*x167), d_model*x152*x166 + x162)), 0) + x154
+    return numpy.where(x95, x0 + x1*x35 + numpy.maximum(numpy.maximum(x61, x88), omega_net*x35), numpy.inf), numpy.where(x137, x0 + x1*x118 + numpy.maximum(numpy.maximum(x136, x88), omega_net*x118), numpy.inf), numpy.where(x95, x0 + x1*x154 + numpy.maximum(numpy.maximum(x61, x88), omega_net*x154), numpy.inf), numpy.where(x137, x0 + x1*x168 + numpy.maximum(numpy.maximum(x136, x88), omega_net*x168), numpy.inf)
 
 
-def physical_nccl_2d_moe_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_2d_moe_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return 4*n_layers*t_kernel
 
 
-def physical_nccl_2d_moe_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_2d_moe_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = numpy.sqrt(n_gpu)
     x1 = 1/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
     x2 = x0*x1
@@ -4520,22 +4834,23 @@ def physical_nccl_2d_moe_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_le
     x29 = numpy.minimum(n_experts, x12)
     x30 = numpy.where(x27, x29, 1)
     x31 = numpy.minimum(n_active, x30)
-    x32 = xi_ep*numpy.minimum(numpy.minimum(n_active, x30), numpy.ceil(x30*x9)) + (1 - xi_ep)*numpy.ceil(x31*x9)
-    x33 = x32**(-1.0)
-    x34 = x31*x33
-    x35 = (1 - x10)*numpy.maximum(x34*x8*(x32 - 1), x14*x32*numpy.maximum(0, x31*x33 - 1))
+    x32 = -x10
+    x33 = xi_ep*numpy.minimum(numpy.minimum(n_active, x30), numpy.ceil(x30*x9)) + (1 - xi_ep)*numpy.ceil(x31*x9)
+    x34 = x33**(-1.0)
+    x35 = x31*numpy.maximum(x14*numpy.maximum(0, x32 + x34), x8*numpy.minimum(x32 + 1, 1 - x34))
     x36 = x35*x7
     x37 = p_act*x36
-    x38 = x18*numpy.log(x32)
-    x39 = (3/5000000)*x34 + (1/200000)*x38 + 31/5000000
-    x40 = (1/800000)*x34 + (17/2000000)*x38 + 51/4000000
-    x41 = x26*x35*x6
-    x42 = (7/250000)*x34 + (7/250000)*x38 - 7/250000
-    x43 = p_disp*x36
-    return n_layers*(numpy.where(x3, 0, numpy.minimum(numpy.minimum(x17 + x20, (20/19)*x17 + x22), 2*x17 + x21)) + numpy.where(x3, 0, numpy.minimum(numpy.minimum(x20 + x24, x21 + 2*x24), x22 + (20/19)*x24))) + n_layers*numpy.where(numpy.where(x27, numpy.greater(x29, 1), False), numpy.where(x28, 0, numpy.minimum(numpy.minimum(x37 + x39, (10/19)*x37 + x40), p_act*x41 + x42)) + numpy.where(x28, 0, numpy.minimum(numpy.minimum(x39 + x43, x40 + (10/19)*x43), p_disp*x41 + x42)) + numpy.where(x3, 0, numpy.minimum(numpy.minimum(x20 + x25, x21 + 2*x25), x22 + (20/19)*x25)), 0)
+    x38 = x18*numpy.log(x33)
+    x39 = x31*x34
+    x40 = (1/200000)*x38 + (3/5000000)*x39 + 31/5000000
+    x41 = (17/2000000)*x38 + (1/800000)*x39 + 51/4000000
+    x42 = x26*x35*x6
+    x43 = (7/250000)*x38 + (7/250000)*x39 - 7/250000
+    x44 = p_disp*x36
+    return n_layers*(numpy.where(x3, 0, numpy.minimum(numpy.minimum(x17 + x20, (20/19)*x17 + x22), 2*x17 + x21)) + numpy.where(x3, 0, numpy.minimum(numpy.minimum(x20 + x24, x21 + 2*x24), x22 + (20/19)*x24))) + n_layers*numpy.where(numpy.where(x27, numpy.greater(x29, 1), False), numpy.where(x3, 0, numpy.minimum(numpy.minimum(x20 + x25, x21 + 2*x25), x22 + (20/19)*x25)) + numpy.where(numpy.greater(sigma_attn, 1), numpy.where(x28, 0, numpy.minimum(numpy.minimum(x37 + x40, (10/19)*x37 + x41), p_act*x42 + x43)) + numpy.where(x28, 0, numpy.minimum(numpy.minimum(x40 + x44, x41 + (10/19)*x44), p_disp*x42 + x43)), 0), 0)
 
 
-def physical_nccl_2d_moe_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_2d_moe_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = b*q_len
     x1 = (1/2)*x0
     x2 = bw_ar_inter**(-1.0)
@@ -4563,7 +4878,7 @@ def physical_nccl_2d_moe_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ct
     return n_layers*(numpy.where(x11, 0, numpy.minimum(numpy.minimum(x17 + x20, (20/19)*x17 + x22), 2*x17 + x21)) + numpy.where(x11, 0, numpy.minimum(numpy.minimum(x20 + x23, x21 + 2*x23), x22 + (20/19)*x23))) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x6 + 7/250000, (5/19)*x6 + 9/400000), x1*x5 + 59/5000000)
 
 
-def physical_nccl_2d_moe_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_2d_moe_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
     x2 = sigma_attn**(-1.0)
@@ -4594,7 +4909,7 @@ def physical_nccl_2d_moe_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len
     return n_pp*(w_idx*p*x1 + n_sh*x16*(n_ff_in + n_ff_out)*(d_ff_shared*x12*x9 + d_ff_shared*x5 + x15/x9) + x16*(p*x18*x20 + x11*x13*x22 + x12*x17*x24 + x12*x18*x26 + x15/x24 + x17*x5 + x18*x5 + x18*x25/x22 + x20*x25/x26) + x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, x3))/(hbm_bw*n_gpu)
 
 
-def physical_nccl_2d_moe_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_2d_moe_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = s**(-1.0)
     x1 = n_pp**(-1.0)
     x2 = b*q_len*x1
@@ -4606,30 +4921,62 @@ def physical_nccl_2d_moe_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx
     return n_pp*(d_model*vocab*p_emb + n_experts*n_layers*(1 - (1 - x0)**x2)*(n_ff_in + n_ff_out)*(d_ff*d_model*p + d_ff*x6*x7 + d_model*x5*x7/x6))/(hbm_bw*n_gpu)
 
 
-def physical_nccl_2d_moe_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
-    return 0
+def physical_nccl_2d_moe_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+    x0 = ctx + (1/2)*q_len - 1/2
+    x1 = 2*d_rope
+    x2 = n_q*q_len
+    x3 = x0*x2*(2*d_head + 2*d_nope + x1)
+    x4 = ctx + q_len - 1
+    x5 = numpy.greater_equal(ctx_win, x4)
+    x6 = numpy.greater_equal(k_top, x4)
+    x7 = numpy.greater(xi_mha, 0)
+    x8 = r_cmp**(-1.0)
+    x9 = x0*x8
+    x10 = x2*(4*c_kv + x1)
+    x11 = 2*ctx*c_kv*n_q*(d_head + d_nope) + x3
+    x12 = numpy.greater_equal(ctx, ctx_win)
+    x13 = ctx**2 - ctx
+    x14 = (1/2)/q_len
+    x15 = x14*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x13)
+    x16 = numpy.greater_equal(ctx, k_top)
+    x17 = k_top*x8
+    x18 = x14*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x13)
+    x19 = x18*x8
+    return b*n_layers*numpy.where(numpy.where(numpy.logical_and(x5, x6), numpy.logical_and(x7, numpy.less(x11, x10*(x0 + x9))), numpy.where(numpy.logical_and(x12, x6), numpy.logical_and(x7, numpy.less(x11, x10*(ctx_win + x9))), numpy.where(x6, numpy.logical_and(x7, numpy.less(x11, x10*(x15 + x9))), numpy.where(numpy.logical_and(x16, x5), numpy.logical_and(x7, numpy.less(x11, x10*(x0 + x17))), numpy.where(numpy.logical_and(x12, x16), numpy.logical_and(x7, numpy.less(x11, x10*(ctx_win + x17))), numpy.where(x16, numpy.logical_and(x7, numpy.less(x11, x10*(x15 + x17))), numpy.where(x5, numpy.logical_and(x7, numpy.less(x11, x10*(x0 + x19))), numpy.where(x12, numpy.logical_and(x7, numpy.less(x11, x10*(ctx_win + x19))), numpy.logical_and(x7, numpy.less(x11, x10*(x15 + x19))))))))))), x3, x10*(x8*numpy.where(x6, x0, numpy.where(x16, k_top, x18)) + numpy.where(x5, x0, numpy.where(x12, ctx_win, x15))))/(flops_attn*n_gpu)
 
 
-def physical_nccl_2d_moe_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_2d_moe_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = b*q_len
     x1 = 2*d_model
     x2 = n_gpu/(n_pp*sigma_attn)
     x3 = ctx + (1/2)*q_len - 1/2
-    x4 = 2*d_rope
-    x5 = n_q*q_len
-    x6 = ctx + q_len - 1
-    x7 = ctx**2 - ctx
-    x8 = (1/2)/q_len
-    x9 = x5*(4*c_kv + x4)*(numpy.where(numpy.greater_equal(ctx_win, x6), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x8*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x7))) + numpy.where(numpy.greater_equal(k_top, x6), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x8*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x7)))/r_cmp)
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x9, 2*ctx*c_kv*n_q*(d_head + d_nope) + x3*x5*(2*d_head + 2*d_nope + x4)), x9) + q_len*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2))) + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)))/(flops*n_gpu)
+    x4 = 2*ctx*c_kv*n_q*(d_head + d_nope)
+    x5 = ctx + q_len - 1
+    x6 = numpy.greater_equal(ctx_win, x5)
+    x7 = numpy.greater_equal(k_top, x5)
+    x8 = numpy.greater(xi_mha, 0)
+    x9 = r_cmp**(-1.0)
+    x10 = x3*x9
+    x11 = 2*d_rope
+    x12 = n_q*q_len
+    x13 = x12*(4*c_kv + x11)
+    x14 = x12*x3*(2*d_head + 2*d_nope + x11) + x4
+    x15 = numpy.greater_equal(ctx, ctx_win)
+    x16 = ctx**2 - ctx
+    x17 = (1/2)/q_len
+    x18 = x17*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x16)
+    x19 = numpy.greater_equal(ctx, k_top)
+    x20 = k_top*x9
+    x21 = x17*x9*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x16)
+    return (2*n_attn*x0 + b*n_layers*numpy.where(numpy.where(numpy.logical_and(x6, x7), numpy.logical_and(x8, numpy.less(x14, x13*(x10 + x3))), numpy.where(numpy.logical_and(x15, x7), numpy.logical_and(x8, numpy.less(x14, x13*(ctx_win + x10))), numpy.where(x7, numpy.logical_and(x8, numpy.less(x14, x13*(x10 + x18))), numpy.where(numpy.logical_and(x19, x6), numpy.logical_and(x8, numpy.less(x14, x13*(x20 + x3))), numpy.where(numpy.logical_and(x15, x19), numpy.logical_and(x8, numpy.less(x14, x13*(ctx_win + x20))), numpy.where(x19, numpy.logical_and(x8, numpy.less(x14, x13*(x18 + x20))), numpy.where(x6, numpy.logical_and(x8, numpy.less(x14, x13*(x21 + x3))), numpy.where(x15, numpy.logical_and(x8, numpy.less(x14, x13*(ctx_win + x21))), numpy.logical_and(x8, numpy.less(x14, x13*(x18 + x21))))))))))), x4, 0) + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2)))/(flops*n_gpu)
 
 
-def physical_nccl_2d_moe_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_2d_moe_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_gpu/(n_pp*sigma_attn)
     return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, x0) + p*(n_ff + w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))
 
 
-def physical_nccl_2d_moe_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_2d_moe_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = bw_ar_inter**(-1.0)
     x1 = n_gpu**(-1.0)
     x2 = d_model*x1
@@ -4677,22 +5024,23 @@ def physical_nccl_2d_moe_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p,
     x44 = d_model*x10*x20/x9
     x45 = numpy.where(x28, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x16)), n_active, numpy.where(numpy.less_equal(n_experts, x16), n_experts, x16)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
     x46 = numpy.minimum(n_active, x31)
-    x47 = xi_ep*numpy.minimum(numpy.minimum(n_active, x31), numpy.ceil(x13*x31)) + (1 - xi_ep)*numpy.ceil(x13*x46)
-    x48 = x47**(-1.0)
-    x49 = x46*x48
-    x50 = (1 - x14)*numpy.maximum(x0*x49*(x47 - 1), x18*x47*numpy.maximum(0, x46*x48 - 1))
+    x47 = -x14
+    x48 = xi_ep*numpy.minimum(numpy.minimum(n_active, x31), numpy.ceil(x13*x31)) + (1 - xi_ep)*numpy.ceil(x13*x46)
+    x49 = x48**(-1.0)
+    x50 = x46*numpy.maximum(x18*numpy.maximum(0, x47 + x49), x0*numpy.minimum(x47 + 1, 1 - x49))
     x51 = x50*x7
-    x52 = x22*numpy.log(x47)
-    x53 = (3/5000000)*x49 + (1/200000)*x52 + 31/5000000
-    x54 = (1/800000)*x49 + (17/2000000)*x52 + 51/4000000
-    x55 = x2*x50
-    x56 = (7/250000)*x49 + (7/250000)*x52 - 7/250000
-    x57 = p_disp*x55
-    x58 = x3*x57
-    return n_layers*(numpy.where(x12, 0, numpy.minimum(numpy.minimum(x21 + x24, (20/19)*x21 + x26), 2*x21 + x25)) + numpy.where(x12, 0, numpy.minimum(numpy.minimum(x24 + x27, x25 + 2*x27), x26 + (20/19)*x27))) + n_layers*(numpy.where(x30, 0, numpy.minimum(numpy.minimum(x37 + x40, (20/19)*x37 + x42), 2*x37 + x41)) + numpy.where(x30, 0, numpy.minimum(numpy.minimum(x40 + x43, x41 + 2*x43), x42 + (20/19)*x43))) + n_layers*numpy.where(numpy.where(x28, numpy.greater(x29, 1), False), numpy.where(x12, 0, numpy.minimum(numpy.minimum(x24 + x44, x25 + 2*x44), x26 + (20/19)*x44)) + numpy.where(x45, 0, numpy.minimum(numpy.minimum(x51 + x53, (10/19)*x51 + x54), x5*x55 + x56)) + numpy.where(x45, 0, numpy.minimum(numpy.minimum(x53 + x58, x54 + (10/19)*x58), x4*x57 + x56)), 0) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x8 + 7/250000, (5/19)*x8 + 9/400000), x0*x2*x5 + 59/5000000)
+    x52 = x22*numpy.log(x48)
+    x53 = x46*x49
+    x54 = (1/200000)*x52 + (3/5000000)*x53 + 31/5000000
+    x55 = (17/2000000)*x52 + (1/800000)*x53 + 51/4000000
+    x56 = x2*x50
+    x57 = (7/250000)*x52 + (7/250000)*x53 - 7/250000
+    x58 = p_disp*x56
+    x59 = x3*x58
+    return n_layers*(numpy.where(x12, 0, numpy.minimum(numpy.minimum(x21 + x24, (20/19)*x21 + x26), 2*x21 + x25)) + numpy.where(x12, 0, numpy.minimum(numpy.minimum(x24 + x27, x25 + 2*x27), x26 + (20/19)*x27))) + n_layers*(numpy.where(x30, 0, numpy.minimum(numpy.minimum(x37 + x40, (20/19)*x37 + x42), 2*x37 + x41)) + numpy.where(x30, 0, numpy.minimum(numpy.minimum(x40 + x43, x41 + 2*x43), x42 + (20/19)*x43))) + n_layers*numpy.where(numpy.where(x28, numpy.greater(x29, 1), False), numpy.where(x12, 0, numpy.minimum(numpy.minimum(x24 + x44, x25 + 2*x44), x26 + (20/19)*x44)) + numpy.where(numpy.greater(sigma_attn, 1), numpy.where(x45, 0, numpy.minimum(numpy.minimum(x51 + x54, (10/19)*x51 + x55), x5*x56 + x57)) + numpy.where(x45, 0, numpy.minimum(numpy.minimum(x54 + x59, x55 + (10/19)*x59), x4*x58 + x57)), 0), 0) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x8 + 7/250000, (5/19)*x8 + 9/400000), x0*x2*x5 + 59/5000000)
 
 
-def physical_nccl_2d_moe_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_2d_moe_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_ff_in + n_ff_out
     x1 = s**(-1.0)
     x2 = n_pp**(-1.0)
@@ -4728,21 +5076,38 @@ def physical_nccl_2d_moe_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, 
     return x13*(d_model*vocab*p_emb + n_experts*n_layers*x0*(1 - (1 - x1)**x4)*(d_ff*x10*x12 + d_ff*x5 + d_model*x12*x9/x10)) + x13*(w_idx*p*x6 + n_sh*x0*x22*(d_ff_shared*x18*x19 + d_ff_shared*x5 + x21/x18) + x22*(d_model*x19*x28 + p*x24*x26 + x19*x23*x30 + x19*x24*x31 + x20*x24/x28 + x20*x26/x31 + x21/x30 + x23*x5 + x24*x5) + x3*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, x15))
 
 
-def physical_nccl_2d_moe_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
-    x0 = b*q_len
-    x1 = 2*d_model
-    x2 = n_gpu/(n_pp*sigma_attn)
-    x3 = ctx + (1/2)*q_len - 1/2
-    x4 = 2*d_rope
-    x5 = n_q*q_len
+def physical_nccl_2d_moe_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+    x0 = n_gpu**(-1.0)
+    x1 = b*q_len
+    x2 = 2*d_model
+    x3 = n_gpu/(n_pp*sigma_attn)
+    x4 = ctx + (1/2)*q_len - 1/2
+    x5 = 2*ctx*c_kv*n_q*(d_head + d_nope)
     x6 = ctx + q_len - 1
-    x7 = ctx**2 - ctx
-    x8 = (1/2)/q_len
-    x9 = x5*(4*c_kv + x4)*(numpy.where(numpy.greater_equal(ctx_win, x6), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x8*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x7))) + numpy.where(numpy.greater_equal(k_top, x6), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x8*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x7)))/r_cmp)
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x9, 2*ctx*c_kv*n_q*(d_head + d_nope) + x3*x5*(2*d_head + 2*d_nope + x4)), x9) + q_len*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2))) + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)))/(flops*n_gpu)
+    x7 = numpy.greater_equal(ctx_win, x6)
+    x8 = numpy.greater_equal(k_top, x6)
+    x9 = numpy.greater(xi_mha, 0)
+    x10 = r_cmp**(-1.0)
+    x11 = x10*x4
+    x12 = 2*d_rope
+    x13 = n_q*q_len
+    x14 = x13*(4*c_kv + x12)
+    x15 = x13*x4*(2*d_head + 2*d_nope + x12)
+    x16 = x15 + x5
+    x17 = numpy.greater_equal(ctx, ctx_win)
+    x18 = ctx**2 - ctx
+    x19 = (1/2)/q_len
+    x20 = x19*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x18)
+    x21 = numpy.greater_equal(ctx, k_top)
+    x22 = k_top*x10
+    x23 = x19*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x18)
+    x24 = x10*x23
+    x25 = numpy.where(numpy.logical_and(x7, x8), numpy.logical_and(x9, numpy.greater(x14*(x11 + x4), x16)), numpy.where(numpy.logical_and(x17, x8), numpy.logical_and(x9, numpy.greater(x14*(ctx_win + x11), x16)), numpy.where(x8, numpy.logical_and(x9, numpy.less(x16, x14*(x11 + x20))), numpy.where(numpy.logical_and(x21, x7), numpy.logical_and(x9, numpy.greater(x14*(x22 + x4), x16)), numpy.where(numpy.logical_and(x17, x21), numpy.logical_and(x9, numpy.greater(x14*(ctx_win + x22), x16)), numpy.where(x21, numpy.logical_and(x9, numpy.less(x16, x14*(x20 + x22))), numpy.where(x7, numpy.logical_and(x9, numpy.less(x16, x14*(x24 + x4))), numpy.where(x17, numpy.logical_and(x9, numpy.less(x16, x14*(ctx_win + x24))), numpy.logical_and(x9, numpy.less(x16, x14*(x20 + x24)))))))))))
+    x26 = b*n_layers
+    return x0*x26*numpy.where(x25, x15, x14*(x10*numpy.where(x8, x4, numpy.where(x21, k_top, x23)) + numpy.where(x7, x4, numpy.where(x17, ctx_win, x20))))/flops_attn + x0*(2*n_attn*x1 + b*vocab*q_lm*x2 + x1*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x2*(n_ff_in + n_ff_out)) + x1*(f_idx*n_layers*x4*(xi_idx*x3 - xi_idx + 1) + w_idx*(2*x3 - 2)) + x26*numpy.where(x25, x5, 0))/flops
 
 
-def physical_nccl_2d_moe_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_2d_moe_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = bw_ar_inter**(-1.0)
     x1 = d_model*p_act
     x2 = n_gpu**(-1.0)
@@ -4807,63 +5172,79 @@ def physical_nccl_2d_moe_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p,
     x61 = x60*x7
     x62 = numpy.where(x40, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x18)), n_active, numpy.where(numpy.less_equal(n_experts, x18), n_experts, x18)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
     x63 = numpy.minimum(n_active, x43)
-    x64 = xi_ep*numpy.minimum(numpy.minimum(n_active, x43), numpy.ceil(x15*x43)) + (1 - xi_ep)*numpy.ceil(x15*x63)
-    x65 = x64**(-1.0)
-    x66 = x63*x65
-    x67 = (1 - x16)*numpy.maximum(x0*x66*(x64 - 1), x21*x64*numpy.maximum(0, x63*x65 - 1))
+    x64 = -x16
+    x65 = xi_ep*numpy.minimum(numpy.minimum(n_active, x43), numpy.ceil(x15*x43)) + (1 - xi_ep)*numpy.ceil(x15*x63)
+    x66 = x65**(-1.0)
+    x67 = x63*numpy.maximum(x21*numpy.maximum(0, x64 + x66), x0*numpy.minimum(x64 + 1, 1 - x66))
     x68 = x67*x9
-    x69 = x26*numpy.log(x64)
-    x70 = (3/5000000)*x66 + (1/200000)*x69 + 31/5000000
-    x71 = (1/800000)*x66 + (17/2000000)*x69 + 51/4000000
-    x72 = (7/250000)*x66 + (7/250000)*x69 - 7/250000
-    x73 = d_model*p_disp*x67
-    x74 = x73*x8
-    x75 = n_layers*(numpy.where(x14, 0, numpy.minimum(numpy.minimum(x25 + x28, (20/19)*x25 + x32), x24*x30 + x31)) + numpy.where(x14, 0, numpy.minimum(numpy.minimum(x28 + x38, x32 + (20/19)*x38), x31 + x34*x37*x39))) + n_layers*(numpy.where(x42, 0, numpy.minimum(numpy.minimum(x51 + x54, (20/19)*x51 + x56), x1*x30*x50 + x55)) + numpy.where(x42, 0, numpy.minimum(numpy.minimum(x54 + x59, x56 + (20/19)*x59), p_act*x30*x58 + x55))) + n_layers*numpy.where(numpy.where(x40, numpy.greater(x41, 1), False), numpy.where(x14, 0, numpy.minimum(numpy.minimum(x28 + x61, x32 + (20/19)*x61), x29*x60 + x31)) + numpy.where(x62, 0, numpy.minimum(numpy.minimum(x68 + x70, (10/19)*x68 + x71), x6*x67 + x72)) + numpy.where(x62, 0, numpy.minimum(numpy.minimum(x70 + x74, x71 + (10/19)*x74), x5*x73 + x72)), 0) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x10 + 7/250000, (5/19)*x10 + 9/400000), x0*x6 + 59/5000000)
-    x76 = d_model*vocab
-    x77 = s**(-1.0)
-    x78 = n_ff_in + n_ff_out
-    x79 = n_layers*x78
-    x80 = d_model*x57*x79
-    x81 = ctx + x3 - 1/2
-    x82 = 2*d_rope
-    x83 = n_q*q_len
-    x84 = ctx + q_len - 1
-    x85 = ctx**2 - ctx
-    x86 = (1/2)/q_len
-    x87 = r_cmp**(-1.0)
-    x88 = x83*(4*c_kv + x82)*(x87*numpy.where(numpy.greater_equal(k_top, x84), x81, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x86*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x85))) + numpy.where(numpy.greater_equal(ctx_win, x84), x81, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x86*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x85))))
-    x89 = x17*x7
-    x90 = d_model*p
-    x91 = numpy.sqrt(d_model)
-    x92 = numpy.maximum(1, numpy.minimum(x44, x47*x91/numpy.sqrt(d_ff)))
-    x93 = p_act*x89
-    x94 = x1*x89
-    x95 = n_pp*x2/hbm_bw
-    x96 = kv_win*numpy.minimum(ctx, ctx_win)
-    x97 = b*numpy.maximum(1, x19)
-    x98 = x13*x91
-    x99 = numpy.minimum(x19, numpy.maximum(1, x98/numpy.sqrt(d_ff_shared)))
-    x100 = x16*x93
-    x101 = n_gpu*x7/(n_pp**2*sigma_attn**2)
-    x102 = x1*x101
-    x103 = sigma_attn*n_layers
-    x104 = d_head*n_q
-    x105 = c_kv + c_q
-    x106 = numpy.sqrt(x105)
-    x107 = numpy.minimum(x19, numpy.maximum(1, x106*x13/x91))
-    x108 = numpy.sqrt(d_head)
-    x109 = numpy.minimum(x19, numpy.maximum(1, x98/(numpy.sqrt(n_q)*x108)))
-    x110 = p_act*x101
-    x111 = numpy.minimum(x19, numpy.maximum(1, x108*x13*numpy.sqrt(x34)/x106))
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + p*(n_ff + w_idx*sigma_attn*(x19 - 1) + sigma_attn*(n_attn + x80)) + x97*(st_cmp + ctx*(kv_idx + kv_bytes) + x96))), 4*n_layers*t_kernel + x75*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x75, x2*(n_attn*x29 + 2*b*q_lm*x76 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x88, ctx*c_kv*x33*(d_head + d_nope) + x81*x83*(2*d_nope + x39 + x82)), x88) + q_len*(f_idx*n_layers*x81*(xi_idx*x19 - xi_idx + 1) + w_idx*(2*x19 - 2))) + x7*(2*n_ff*x77 + 2*x80))/flops), x95*(n_experts*x79*(1 - (1 - x77)**x89)*(d_ff*x77*x92*x93 + d_ff*x90 + x45*x77*x94/x92) + p_emb*x76) + x95*(w_idx*p*x18 + n_sh*x103*x78*(d_ff_shared*x100*x99 + d_ff_shared*x90 + x102/x99) + x103*(p*x105*x35 + x100*x104*x109 + x100*x105*x111 + x102/x109 + x104*x90 + x105*x90 + x105*x110/x107 + x107*x16*x94 + x110*x35/x111) + x17*x97*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x87 + x96))), numpy.inf)
+    x69 = x26*numpy.log(x65)
+    x70 = x63*x66
+    x71 = (1/200000)*x69 + (3/5000000)*x70 + 31/5000000
+    x72 = (17/2000000)*x69 + (1/800000)*x70 + 51/4000000
+    x73 = (7/250000)*x69 + (7/250000)*x70 - 7/250000
+    x74 = d_model*p_disp*x67
+    x75 = x74*x8
+    x76 = n_layers*(numpy.where(x14, 0, numpy.minimum(numpy.minimum(x25 + x28, (20/19)*x25 + x32), x24*x30 + x31)) + numpy.where(x14, 0, numpy.minimum(numpy.minimum(x28 + x38, x32 + (20/19)*x38), x31 + x34*x37*x39))) + n_layers*(numpy.where(x42, 0, numpy.minimum(numpy.minimum(x51 + x54, (20/19)*x51 + x56), x1*x30*x50 + x55)) + numpy.where(x42, 0, numpy.minimum(numpy.minimum(x54 + x59, x56 + (20/19)*x59), p_act*x30*x58 + x55))) + n_layers*numpy.where(numpy.where(x40, numpy.greater(x41, 1), False), numpy.where(x14, 0, numpy.minimum(numpy.minimum(x28 + x61, x32 + (20/19)*x61), x29*x60 + x31)) + numpy.where(numpy.greater(sigma_attn, 1), numpy.where(x62, 0, numpy.minimum(numpy.minimum(x68 + x71, (10/19)*x68 + x72), x6*x67 + x73)) + numpy.where(x62, 0, numpy.minimum(numpy.minimum(x71 + x75, x72 + (10/19)*x75), x5*x74 + x73)), 0), 0) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x10 + 7/250000, (5/19)*x10 + 9/400000), x0*x6 + 59/5000000)
+    x77 = d_model*vocab
+    x78 = s**(-1.0)
+    x79 = x17*x7
+    x80 = d_model*p
+    x81 = numpy.sqrt(d_model)
+    x82 = numpy.maximum(1, numpy.minimum(x44, x47*x81/numpy.sqrt(d_ff)))
+    x83 = p_act*x79
+    x84 = x1*x79
+    x85 = n_ff_in + n_ff_out
+    x86 = n_layers*x85
+    x87 = n_pp*x2/hbm_bw
+    x88 = kv_win*numpy.minimum(ctx, ctx_win)
+    x89 = r_cmp**(-1.0)
+    x90 = b*numpy.maximum(1, x19)
+    x91 = x13*x81
+    x92 = numpy.minimum(x19, numpy.maximum(1, x91/numpy.sqrt(d_ff_shared)))
+    x93 = x16*x83
+    x94 = n_gpu*x7/(n_pp**2*sigma_attn**2)
+    x95 = x1*x94
+    x96 = sigma_attn*n_layers
+    x97 = d_head*n_q
+    x98 = c_kv + c_q
+    x99 = numpy.sqrt(x98)
+    x100 = numpy.minimum(x19, numpy.maximum(1, x13*x99/x81))
+    x101 = numpy.sqrt(d_head)
+    x102 = numpy.minimum(x19, numpy.maximum(1, x91/(numpy.sqrt(n_q)*x101)))
+    x103 = p_act*x94
+    x104 = numpy.minimum(x19, numpy.maximum(1, x101*x13*numpy.sqrt(x34)/x99))
+    x105 = d_model*x57*x86
+    x106 = ctx + x3 - 1/2
+    x107 = ctx*c_kv*x33*(d_head + d_nope)
+    x108 = ctx + q_len - 1
+    x109 = numpy.greater_equal(ctx_win, x108)
+    x110 = numpy.greater_equal(k_top, x108)
+    x111 = numpy.greater(xi_mha, 0)
+    x112 = x106*x89
+    x113 = 2*d_rope
+    x114 = n_q*q_len
+    x115 = x114*(4*c_kv + x113)
+    x116 = x106*x114*(2*d_nope + x113 + x39)
+    x117 = x107 + x116
+    x118 = numpy.greater_equal(ctx, ctx_win)
+    x119 = ctx**2 - ctx
+    x120 = (1/2)/q_len
+    x121 = x120*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x119)
+    x122 = numpy.greater_equal(ctx, k_top)
+    x123 = k_top*x89
+    x124 = x120*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x119)
+    x125 = x124*x89
+    x126 = numpy.where(numpy.logical_and(x109, x110), numpy.logical_and(x111, numpy.greater(x115*(x106 + x112), x117)), numpy.where(numpy.logical_and(x110, x118), numpy.logical_and(x111, numpy.greater(x115*(ctx_win + x112), x117)), numpy.where(x110, numpy.logical_and(x111, numpy.less(x117, x115*(x112 + x121))), numpy.where(numpy.logical_and(x109, x122), numpy.logical_and(x111, numpy.greater(x115*(x106 + x123), x117)), numpy.where(numpy.logical_and(x118, x122), numpy.logical_and(x111, numpy.greater(x115*(ctx_win + x123), x117)), numpy.where(x122, numpy.logical_and(x111, numpy.less(x117, x115*(x121 + x123))), numpy.where(x109, numpy.logical_and(x111, numpy.less(x117, x115*(x106 + x125))), numpy.where(x118, numpy.logical_and(x111, numpy.less(x117, x115*(ctx_win + x125))), numpy.logical_and(x111, numpy.less(x117, x115*(x121 + x125)))))))))))
+    x127 = b*n_layers
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + p*(n_ff + w_idx*sigma_attn*(x19 - 1) + sigma_attn*(n_attn + x105)) + x90*(st_cmp + ctx*(kv_idx + kv_bytes) + x88))), 4*n_layers*t_kernel + x76*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x76, x127*x2*numpy.where(x126, x116, x115*(x89*numpy.where(x110, x106, numpy.where(x122, k_top, x124)) + numpy.where(x109, x106, numpy.where(x118, ctx_win, x121))))/flops_attn + x2*(n_attn*x29 + 2*b*q_lm*x77 + x127*numpy.where(x126, x107, 0) + x7*(2*n_ff*x78 + 2*x105) + x7*(f_idx*n_layers*x106*(xi_idx*x19 - xi_idx + 1) + w_idx*(2*x19 - 2)))/flops), x87*(n_experts*x86*(1 - (1 - x78)**x79)*(d_ff*x78*x82*x83 + d_ff*x80 + x45*x78*x84/x82) + p_emb*x77) + x87*(w_idx*p*x18 + n_sh*x85*x96*(d_ff_shared*x80 + d_ff_shared*x92*x93 + x95/x92) + x17*x90*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x89 + x88) + x96*(p*x35*x98 + x100*x16*x84 + x102*x93*x97 + x103*x35/x104 + x104*x93*x98 + x80*x97 + x80*x98 + x95/x102 + x103*x98/x100))), numpy.inf)
 
 
-def physical_nccl_2d_moe_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_2d_moe_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_gpu/(n_pp*sigma_attn)
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, x0) + p*(n_ff + w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))))), 1, 0)
 
 
-def physical_nccl_2d_moe_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_2d_moe_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = b*q_len
     x1 = (1/2)*x0
     x2 = bw_ar_inter**(-1.0)
@@ -4891,7 +5272,7 @@ def physical_nccl_2d_moe_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p
     return 4*n_layers*t_kernel + n_layers*(numpy.where(x11, 0, numpy.minimum(numpy.minimum(x17 + x20, (20/19)*x17 + x22), 2*x17 + x21)) + numpy.where(x11, 0, numpy.minimum(numpy.minimum(x20 + x23, x21 + 2*x23), x22 + (20/19)*x23))) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x6 + 7/250000, (5/19)*x6 + 9/400000), x1*x5 + 59/5000000)
 
 
-def physical_nccl_2d_moe_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_2d_moe_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = bw_ar_inter**(-1.0)
     x1 = n_gpu**(-1.0)
     x2 = d_model*x1
@@ -4997,202 +5378,199 @@ def physical_nccl_2d_moe_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len,
     x102 = (1/200000)*x13
     x103 = x99/x100
     x104 = x101*x102 + (3/5000000)*x103 + 31/5000000
-    x105 = xi_ep*numpy.minimum(numpy.minimum(numpy.minimum(n_active, n_experts), x17), numpy.ceil(x14*x39)) + x98*numpy.ceil(x14*x95)
-    x106 = x105**(-1.0)
-    x107 = x106*x95
-    x108 = numpy.maximum(x0*x107*(x105 - 1), x105*x23*numpy.maximum(0, x106*x95 - 1))
-    x109 = 1 - x15
+    x105 = -x15
+    x106 = xi_ep*numpy.minimum(numpy.minimum(numpy.minimum(n_active, n_experts), x17), numpy.ceil(x14*x39)) + x98*numpy.ceil(x14*x95)
+    x107 = x106**(-1.0)
+    x108 = x105 + 1
+    x109 = x95*numpy.maximum(x23*numpy.maximum(0, x105 + x107), x0*numpy.minimum(x108, 1 - x107))
     x110 = x109*x5
-    x111 = x108*x110
-    x112 = numpy.log(x105)
-    x113 = x102*x112 + (3/5000000)*x107
-    x114 = x111 + x113
-    x115 = x112*x13
-    x116 = (1/800000)*x107 + (17/2000000)*x115
-    x117 = (10/19)*x111 + x116
+    x111 = numpy.log(x106)
+    x112 = x107*x95
+    x113 = x102*x111 + (3/5000000)*x112
+    x114 = x110 + x113
+    x115 = x111*x13
+    x116 = (1/800000)*x112 + (17/2000000)*x115
+    x117 = (10/19)*x110 + x116
     x118 = x109*x2
-    x119 = x108*x118
-    x120 = (7/250000)*x107 + (7/250000)*x115
-    x121 = x119*x8 + x120
-    x122 = xi_ep*x96 + x98*numpy.ceil(x14*x96)
-    x123 = x122**(-1.0)
-    x124 = x123*x96
-    x125 = numpy.maximum(x0*x124*(x122 - 1), x122*x23*numpy.maximum(0, x123*x96 - 1))
-    x126 = x110*x125
-    x127 = numpy.log(x122)
-    x128 = x102*x127 + (3/5000000)*x124
-    x129 = x126 + x128
-    x130 = x127*x13
-    x131 = (1/800000)*x124 + (17/2000000)*x130
-    x132 = (10/19)*x126 + x131
-    x133 = x118*x125
-    x134 = (7/250000)*x124 + (7/250000)*x130
-    x135 = x133*x8 + x134
-    x136 = x101*x13
-    x137 = (1/800000)*x103 + (17/2000000)*x136 + 51/4000000
-    x138 = (7/250000)*x103 + (7/250000)*x136 - 7/250000
-    x139 = p_disp*x3
-    x140 = x119*x139
-    x141 = x113 + x140
-    x142 = x116 + (10/19)*x140
-    x143 = p_disp*x7
-    x144 = x119*x143 + x120
-    x145 = x133*x139
-    x146 = x128 + x145
-    x147 = x131 + (10/19)*x145
-    x148 = x133*x143 + x134
-    return n_layers*(numpy.where(x12, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x27, x28 + 77/1250000), numpy.greater_equal(x30, x28 - 59/10000000)), x22, numpy.where(numpy.greater_equal(x27, x30 + 27/400000), x31, x32))) + numpy.where(x12, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x35, x36 + 77/1250000), numpy.greater_equal(x37, x36 - 59/10000000)), x22, numpy.where(numpy.greater_equal(x35, x37 + 27/400000), x31, x32)))) + n_layers*(numpy.where(x44, 0, numpy.where(numpy.where(x38, numpy.logical_and(numpy.greater_equal(x61, x63 + 77/1250000), numpy.greater_equal(x65, x63 - 59/10000000)), numpy.logical_and(numpy.greater_equal(x74, x76 + 77/1250000), numpy.greater_equal(x78, x76 - 59/10000000))), x51, numpy.where(numpy.where(x38, numpy.greater_equal(x61, x65 + 27/400000), numpy.greater_equal(x74, x78 + 27/400000)), x80, x81))) + numpy.where(x44, 0, numpy.where(numpy.where(x38, numpy.logical_and(numpy.greater_equal(x84, x85 + 77/1250000), numpy.greater_equal(x86, x85 - 59/10000000)), numpy.logical_and(numpy.greater_equal(x88, x89 + 77/1250000), numpy.greater_equal(x90, x89 - 59/10000000))), x51, numpy.where(numpy.where(x38, numpy.greater_equal(x84, x86 + 27/400000), numpy.greater_equal(x88, x90 + 27/400000)), x80, x81)))) + n_layers*numpy.where(numpy.where(x38, numpy.greater(x39, 1), False), numpy.where(x12, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x92, x93 + 77/1250000), numpy.greater_equal(x94, x93 - 59/10000000)), x22, numpy.where(numpy.greater_equal(x92, x94 + 27/400000), x31, x32))) + numpy.where(x97, 0, numpy.where(numpy.where(x38, numpy.logical_and(numpy.less_equal(x114, x117 + 131/20000000), numpy.less_equal(x114, x121 - 171/5000000)), numpy.logical_and(numpy.less_equal(x129, x132 + 131/20000000), numpy.less_equal(x129, x135 - 171/5000000))), x104, numpy.where(numpy.where(x38, numpy.greater_equal(x121, x117 + 163/4000000), numpy.greater_equal(x135, x132 + 163/4000000)), x137, x138))) + numpy.where(x97, 0, numpy.where(numpy.where(x38, numpy.logical_and(numpy.less_equal(x141, x142 + 131/20000000), numpy.less_equal(x141, x144 - 171/5000000)), numpy.logical_and(numpy.less_equal(x146, x147 + 131/20000000), numpy.less_equal(x146, x148 - 171/5000000))), x104, numpy.where(numpy.where(x38, numpy.greater_equal(x144, x142 + 163/4000000), numpy.greater_equal(x148, x147 + 163/4000000)), x137, x138))), 0) + (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x6, (10/19)*x6 + 107/5000000), numpy.less_equal(x6, x0*x2*x8 + 81/2500000)), 59/5000000, numpy.where(numpy.less_equal(x6, (19/20)*x6 + 209/10000000), 9/400000, 7/250000))
+    x119 = (7/250000)*x112 + (7/250000)*x115
+    x120 = x118*x8 + x119
+    x121 = xi_ep*x96 + x98*numpy.ceil(x14*x96)
+    x122 = x121**(-1.0)
+    x123 = x96*numpy.maximum(x23*numpy.maximum(0, x105 + x122), x0*numpy.minimum(x108, 1 - x122))
+    x124 = x123*x5
+    x125 = numpy.log(x121)
+    x126 = x122*x96
+    x127 = x102*x125 + (3/5000000)*x126
+    x128 = x124 + x127
+    x129 = x125*x13
+    x130 = (1/800000)*x126 + (17/2000000)*x129
+    x131 = (10/19)*x124 + x130
+    x132 = x123*x2
+    x133 = (7/250000)*x126 + (7/250000)*x129
+    x134 = x132*x8 + x133
+    x135 = x101*x13
+    x136 = (1/800000)*x103 + (17/2000000)*x135 + 51/4000000
+    x137 = (7/250000)*x103 + (7/250000)*x135 - 7/250000
+    x138 = p_disp*x3
+    x139 = x118*x138
+    x140 = x113 + x139
+    x141 = x116 + (10/19)*x139
+    x142 = p_disp*x7
+    x143 = x118*x142 + x119
+    x144 = x132*x138
+    x145 = x127 + x144
+    x146 = x130 + (10/19)*x144
+    x147 = x132*x142 + x133
+    return n_layers*(numpy.where(x12, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x27, x28 + 77/1250000), numpy.greater_equal(x30, x28 - 59/10000000)), x22, numpy.where(numpy.greater_equal(x27, x30 + 27/400000), x31, x32))) + numpy.where(x12, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x35, x36 + 77/1250000), numpy.greater_equal(x37, x36 - 59/10000000)), x22, numpy.where(numpy.greater_equal(x35, x37 + 27/400000), x31, x32)))) + n_layers*(numpy.where(x44, 0, numpy.where(numpy.where(x38, numpy.logical_and(numpy.greater_equal(x61, x63 + 77/1250000), numpy.greater_equal(x65, x63 - 59/10000000)), numpy.logical_and(numpy.greater_equal(x74, x76 + 77/1250000), numpy.greater_equal(x78, x76 - 59/10000000))), x51, numpy.where(numpy.where(x38, numpy.greater_equal(x61, x65 + 27/400000), numpy.greater_equal(x74, x78 + 27/400000)), x80, x81))) + numpy.where(x44, 0, numpy.where(numpy.where(x38, numpy.logical_and(numpy.greater_equal(x84, x85 + 77/1250000), numpy.greater_equal(x86, x85 - 59/10000000)), numpy.logical_and(numpy.greater_equal(x88, x89 + 77/1250000), numpy.greater_equal(x90, x89 - 59/10000000))), x51, numpy.where(numpy.where(x38, numpy.greater_equal(x84, x86 + 27/400000), numpy.greater_equal(x88, x90 + 27/400000)), x80, x81)))) + n_layers*numpy.where(numpy.where(x38, numpy.greater(x39, 1), False), numpy.where(numpy.greater(sigma_attn, 1), numpy.where(x97, 0, numpy.where(numpy.where(x38, numpy.logical_and(numpy.less_equal(x114, x117 + 131/20000000), numpy.less_equal(x114, x120 - 171/5000000)), numpy.logical_and(numpy.less_equal(x128, x131 + 131/20000000), numpy.less_equal(x128, x134 - 171/5000000))), x104, numpy.where(numpy.where(x38, numpy.greater_equal(x120, x117 + 163/4000000), numpy.greater_equal(x134, x131 + 163/4000000)), x136, x137))) + numpy.where(x97, 0, numpy.where(numpy.where(x38, numpy.logical_and(numpy.less_equal(x140, x141 + 131/20000000), numpy.less_equal(x140, x143 - 171/5000000)), numpy.logical_and(numpy.less_equal(x145, x146 + 131/20000000), numpy.less_equal(x145, x147 - 171/5000000))), x104, numpy.where(numpy.where(x38, numpy.greater_equal(x143, x141 + 163/4000000), numpy.greater_equal(x147, x146 + 163/4000000)), x136, x137))), 0) + numpy.where(x12, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x92, x93 + 77/1250000), numpy.greater_equal(x94, x93 - 59/10000000)), x22, numpy.where(numpy.greater_equal(x92, x94 + 27/400000), x31, x32))), 0) + (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x6, (10/19)*x6 + 107/5000000), numpy.less_equal(x6, x0*x2*x8 + 81/2500000)), 59/5000000, numpy.where(numpy.less_equal(x6, (19/20)*x6 + 209/10000000), 9/400000, 7/250000))
 
 
-def physical_nccl_2d_moe_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_2d_moe_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = bw_ar_inter**(-1.0)
     x1 = n_gpu**(-1.0)
     x2 = d_model*x1
     x3 = b*q_len
     x4 = (1/2)*x3
     x5 = p_act*x4
-    x6 = x0*x2*x5
-    x7 = p_act*x3
-    x8 = x2*x7
-    x9 = x0*x8
-    x10 = numpy.sqrt(n_gpu)
-    x11 = 1/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x12 = x10*x11
-    x13 = numpy.less_equal(x12, 1)
-    x14 = node_size**(-1.0)
-    x15 = sigma_attn**(-1.0)
-    x16 = n_pp**(-1.0)
-    x17 = n_gpu*x16
-    x18 = numpy.sqrt(numpy.ceil(x14*x15*x17))
-    x19 = bw_ar_intra**(-1.0)
-    x20 = x12/x18
-    x21 = numpy.maximum(x0*(x18 - 1), x18*x19*numpy.maximum(0, x20 - 1))
-    x22 = x21*x8
-    x23 = 2*x22
-    x24 = numpy.log(2)**(-1.0)
-    x25 = x24*numpy.log(x18)
-    x26 = (7/125000)*x20 + (7/125000)*x25
-    x27 = x22 + x26
-    x28 = (3/2500000)*x20 + (1/100000)*x25
-    x29 = x23 + x28
-    x30 = (20/19)*x22
-    x31 = (1/400000)*x20 + (17/1000000)*x25
-    x32 = x30 + x31
-    x33 = x1*x7
-    x34 = d_head*x21*x33*(n_q + 2*n_q/g)
-    x35 = 2*x34
-    x36 = x26 + x34
-    x37 = x28 + x35
-    x38 = (20/19)*x34
-    x39 = x31 + x38
-    x40 = numpy.less_equal(s, x16*x4)
-    x41 = numpy.minimum(n_experts, x17)
-    x42 = numpy.maximum(1, x17/numpy.maximum(1, x41))
-    x43 = numpy.sqrt(x42)
-    x44 = numpy.maximum(1, x17)
-    x45 = numpy.sqrt(x44)
-    x46 = numpy.where(x40, numpy.less_equal(x43, 1), numpy.less_equal(x45, 1))
-    x47 = numpy.where(x40, x41, 1)
-    x48 = numpy.maximum(1, x17/numpy.maximum(1, x47))
-    x49 = numpy.sqrt(numpy.ceil(x14*x48))
-    x50 = numpy.maximum(x0*(x49 - 1), x19*x49*numpy.maximum(0, numpy.sqrt(x48)/x49 - 1))
-    x51 = n_ff_out*x8
-    x52 = x50*x51
-    x53 = numpy.sqrt(numpy.ceil(x14*x42))
-    x54 = x53**(-1.0)
-    x55 = numpy.maximum(x0*(x53 - 1), x19*x53*numpy.maximum(0, x43*x54 - 1))
-    x56 = x51*x55
-    x57 = x43*x54
-    x58 = x24*numpy.log(x53)
-    x59 = (7/125000)*x57 + (7/125000)*x58
-    x60 = x56 + x59
-    x61 = (3/2500000)*x57 + (1/100000)*x58
-    x62 = 2*x56 + x61
-    x63 = (1/400000)*x57 + (17/1000000)*x58
-    x64 = (20/19)*x56 + x63
-    x65 = numpy.sqrt(numpy.ceil(x14*x44))
-    x66 = x65**(-1.0)
-    x67 = numpy.maximum(x0*(x65 - 1), x19*x65*numpy.maximum(0, x45*x66 - 1))
-    x68 = x51*x67
-    x69 = x45*x66
-    x70 = x24*numpy.log(x65)
-    x71 = (7/125000)*x69 + (7/125000)*x70
-    x72 = x68 + x71
-    x73 = (3/2500000)*x69 + (1/100000)*x70
-    x74 = 2*x68 + x73
-    x75 = (1/400000)*x69 + (17/1000000)*x70
-    x76 = (20/19)*x68 + x75
-    x77 = n_ff_in*x33*(d_ff*n_active + d_ff_shared*n_sh)
-    x78 = x50*x77
-    x79 = x55*x77
-    x80 = x59 + x79
-    x81 = x61 + 2*x79
-    x82 = x63 + (20/19)*x79
-    x83 = x67*x77
-    x84 = x71 + x83
-    x85 = x73 + 2*x83
-    x86 = x75 + (20/19)*x83
-    x87 = d_model*x11*x21*x7/x10
-    x88 = 2*x87
-    x89 = x26 + x87
-    x90 = x28 + x88
-    x91 = (20/19)*x87
-    x92 = x31 + x91
-    x93 = numpy.minimum(numpy.minimum(n_active, n_experts), x17)
-    x94 = numpy.minimum(1, n_active)
-    x95 = numpy.where(x40, numpy.less_equal(x93, 1), numpy.less_equal(x94, 1))
-    x96 = 1 - xi_ep
-    x97 = numpy.minimum(n_active, x47)
-    x98 = xi_ep*numpy.minimum(numpy.minimum(n_active, x47), numpy.ceil(x14*x47)) + x96*numpy.ceil(x14*x97)
-    x99 = x98**(-1.0)
-    x100 = numpy.maximum(x0*x97*x99*(x98 - 1), x19*x98*numpy.maximum(0, x97*x99 - 1))
-    x101 = 1 - x15
-    x102 = x101*x8
-    x103 = x100*x102
-    x104 = xi_ep*numpy.minimum(numpy.minimum(numpy.minimum(n_active, n_experts), x17), numpy.ceil(x14*x41)) + x96*numpy.ceil(x14*x93)
+    x6 = x2*x5
+    x7 = x0*x6
+    x8 = p_act*x3
+    x9 = x2*x8
+    x10 = x0*x9
+    x11 = numpy.sqrt(n_gpu)
+    x12 = 1/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x13 = x11*x12
+    x14 = numpy.less_equal(x13, 1)
+    x15 = node_size**(-1.0)
+    x16 = sigma_attn**(-1.0)
+    x17 = n_pp**(-1.0)
+    x18 = n_gpu*x17
+    x19 = numpy.sqrt(numpy.ceil(x15*x16*x18))
+    x20 = bw_ar_intra**(-1.0)
+    x21 = x13/x19
+    x22 = numpy.maximum(x0*(x19 - 1), x19*x20*numpy.maximum(0, x21 - 1))
+    x23 = x22*x9
+    x24 = 2*x23
+    x25 = numpy.log(2)**(-1.0)
+    x26 = x25*numpy.log(x19)
+    x27 = (7/125000)*x21 + (7/125000)*x26
+    x28 = x23 + x27
+    x29 = (3/2500000)*x21 + (1/100000)*x26
+    x30 = x24 + x29
+    x31 = (20/19)*x23
+    x32 = (1/400000)*x21 + (17/1000000)*x26
+    x33 = x31 + x32
+    x34 = x1*x8
+    x35 = d_head*x22*x34*(n_q + 2*n_q/g)
+    x36 = 2*x35
+    x37 = x27 + x35
+    x38 = x29 + x36
+    x39 = (20/19)*x35
+    x40 = x32 + x39
+    x41 = numpy.less_equal(s, x17*x4)
+    x42 = numpy.minimum(n_experts, x18)
+    x43 = numpy.maximum(1, x18/numpy.maximum(1, x42))
+    x44 = numpy.sqrt(x43)
+    x45 = numpy.maximum(1, x18)
+    x46 = numpy.sqrt(x45)
+    x47 = numpy.where(x41, numpy.less_equal(x44, 1), numpy.less_equal(x46, 1))
+    x48 = numpy.where(x41, x42, 1)
+    x49 = numpy.maximum(1, x18/numpy.maximum(1, x48))
+    x50 = numpy.sqrt(numpy.ceil(x15*x49))
+    x51 = numpy.maximum(x0*(x50 - 1), x20*x50*numpy.maximum(0, numpy.sqrt(x49)/x50 - 1))
+    x52 = n_ff_out*x9
+    x53 = x51*x52
+    x54 = numpy.sqrt(numpy.ceil(x15*x43))
+    x55 = x54**(-1.0)
+    x56 = numpy.maximum(x0*(x54 - 1), x20*x54*numpy.maximum(0, x44*x55 - 1))
+    x57 = x52*x56
+    x58 = x44*x55
+    x59 = x25*numpy.log(x54)
+    x60 = (7/125000)*x58 + (7/125000)*x59
+    x61 = x57 + x60
+    x62 = (3/2500000)*x58 + (1/100000)*x59
+    x63 = 2*x57 + x62
+    x64 = (1/400000)*x58 + (17/1000000)*x59
+    x65 = (20/19)*x57 + x64
+    x66 = numpy.sqrt(numpy.ceil(x15*x45))
+    x67 = x66**(-1.0)
+    x68 = numpy.maximum(x0*(x66 - 1), x20*x66*numpy.maximum(0, x46*x67 - 1))
+    x69 = x52*x68
+    x70 = x46*x67
+    x71 = x25*numpy.log(x66)
+    x72 = (7/125000)*x70 + (7/125000)*x71
+    x73 = x69 + x72
+    x74 = (3/2500000)*x70 + (1/100000)*x71
+    x75 = 2*x69 + x74
+    x76 = (1/400000)*x70 + (17/1000000)*x71
+    x77 = (20/19)*x69 + x76
+    x78 = n_ff_in*x34*(d_ff*n_active + d_ff_shared*n_sh)
+    x79 = x51*x78
+    x80 = x56*x78
+    x81 = x60 + x80
+    x82 = x62 + 2*x80
+    x83 = x64 + (20/19)*x80
+    x84 = x68*x78
+    x85 = x72 + x84
+    x86 = x74 + 2*x84
+    x87 = x76 + (20/19)*x84
+    x88 = d_model*x12*x22*x8/x11
+    x89 = 2*x88
+    x90 = x27 + x88
+    x91 = x29 + x89
+    x92 = (20/19)*x88
+    x93 = x32 + x92
+    x94 = numpy.minimum(numpy.minimum(n_active, n_experts), x18)
+    x95 = numpy.minimum(1, n_active)
+    x96 = numpy.where(x41, numpy.less_equal(x94, 1), numpy.less_equal(x95, 1))
+    x97 = numpy.minimum(n_active, x48)
+    x98 = -x16
+    x99 = 1 - xi_ep
+    x100 = (xi_ep*numpy.minimum(numpy.minimum(n_active, x48), numpy.ceil(x15*x48)) + x99*numpy.ceil(x15*x97))**(-1.0)
+    x101 = x98 + 1
+    x102 = x97*numpy.maximum(x20*numpy.maximum(0, x100 + x98), x0*numpy.minimum(x101, 1 - x100))
+    x103 = x102*x9
+    x104 = xi_ep*numpy.minimum(numpy.minimum(numpy.minimum(n_active, n_experts), x18), numpy.ceil(x15*x42)) + x99*numpy.ceil(x15*x94)
     x105 = x104**(-1.0)
-    x106 = x105*x93
-    x107 = numpy.maximum(x0*x106*(x104 - 1), x104*x19*numpy.maximum(0, x105*x93 - 1))
-    x108 = x102*x107
-    x109 = x24*numpy.log(x104)
-    x110 = (3/5000000)*x106 + (1/200000)*x109
-    x111 = x108 + x110
-    x112 = (1/800000)*x106 + (17/2000000)*x109
-    x113 = (10/19)*x108 + x112
-    x114 = x101*x2
-    x115 = x114*x5
-    x116 = (7/250000)*x106 + (7/250000)*x109
-    x117 = x107*x115 + x116
-    x118 = xi_ep*x94 + x96*numpy.ceil(x14*x94)
-    x119 = x118**(-1.0)
-    x120 = x119*x94
-    x121 = numpy.maximum(x0*x120*(x118 - 1), x118*x19*numpy.maximum(0, x119*x94 - 1))
-    x122 = x102*x121
-    x123 = x24*numpy.log(x118)
-    x124 = (3/5000000)*x120 + (1/200000)*x123
-    x125 = x122 + x124
-    x126 = (1/800000)*x120 + (17/2000000)*x123
-    x127 = (10/19)*x122 + x126
-    x128 = (7/250000)*x120 + (7/250000)*x123
-    x129 = x115*x121 + x128
-    x130 = x100*x114
-    x131 = p_disp*x3
-    x132 = x130*x131
-    x133 = x114*x131
-    x134 = x107*x133
-    x135 = x110 + x134
-    x136 = x112 + (10/19)*x134
-    x137 = p_disp*x4
-    x138 = x114*x137
-    x139 = x107*x138 + x116
-    x140 = x121*x133
-    x141 = x124 + x140
-    x142 = x126 + (10/19)*x140
-    x143 = x121*x138 + x128
-    return n_layers*(numpy.where(x13, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x27, x29 + 77/1250000), numpy.greater_equal(x32, x29 - 59/10000000)), x23, numpy.where(numpy.greater_equal(x27, x32 + 27/400000), x30, x22))) + numpy.where(x13, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x36, x37 + 77/1250000), numpy.greater_equal(x39, x37 - 59/10000000)), x35, numpy.where(numpy.greater_equal(x36, x39 + 27/400000), x38, x34)))) + n_layers*(numpy.where(x46, 0, numpy.where(numpy.where(x40, numpy.logical_and(numpy.greater_equal(x60, x62 + 77/1250000), numpy.greater_equal(x64, x62 - 59/10000000)), numpy.logical_and(numpy.greater_equal(x72, x74 + 77/1250000), numpy.greater_equal(x76, x74 - 59/10000000))), 2*x52, numpy.where(numpy.where(x40, numpy.greater_equal(x60, x64 + 27/400000), numpy.greater_equal(x72, x76 + 27/400000)), (20/19)*x52, x52))) + numpy.where(x46, 0, numpy.where(numpy.where(x40, numpy.logical_and(numpy.greater_equal(x80, x81 + 77/1250000), numpy.greater_equal(x82, x81 - 59/10000000)), numpy.logical_and(numpy.greater_equal(x84, x85 + 77/1250000), numpy.greater_equal(x86, x85 - 59/10000000))), 2*x78, numpy.where(numpy.where(x40, numpy.greater_equal(x80, x82 + 27/400000), numpy.greater_equal(x84, x86 + 27/400000)), (20/19)*x78, x78)))) + n_layers*numpy.where(numpy.where(x40, numpy.greater(x41, 1), False), numpy.where(x13, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x89, x90 + 77/1250000), numpy.greater_equal(x92, x90 - 59/10000000)), x88, numpy.where(numpy.greater_equal(x89, x92 + 27/400000), x91, x87))) + numpy.where(x95, 0, numpy.where(numpy.where(x40, numpy.logical_and(numpy.less_equal(x111, x113 + 131/20000000), numpy.less_equal(x111, x117 - 171/5000000)), numpy.logical_and(numpy.less_equal(x125, x127 + 131/20000000), numpy.less_equal(x125, x129 - 171/5000000))), x103, numpy.where(numpy.where(x40, numpy.greater_equal(x117, x113 + 163/4000000), numpy.greater_equal(x129, x127 + 163/4000000)), (10/19)*x103, x130*x5))) + numpy.where(x95, 0, numpy.where(numpy.where(x40, numpy.logical_and(numpy.less_equal(x135, x136 + 131/20000000), numpy.less_equal(x135, x139 - 171/5000000)), numpy.logical_and(numpy.less_equal(x141, x142 + 131/20000000), numpy.less_equal(x141, x143 - 171/5000000))), x132, numpy.where(numpy.where(x40, numpy.greater_equal(x139, x136 + 163/4000000), numpy.greater_equal(x143, x142 + 163/4000000)), (10/19)*x132, x130*x137))), 0) + (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x9, x6 + 81/2500000), numpy.less_equal(x9, (10/19)*x9 + 107/5000000)), x6, numpy.where(numpy.less_equal(x9, (19/20)*x9 + 209/10000000), (5/19)*x9, (1/4)*x9))
+    x106 = x94*numpy.maximum(x20*numpy.maximum(0, x105 + x98), x0*numpy.minimum(x101, 1 - x105))
+    x107 = x106*x9
+    x108 = x25*numpy.log(x104)
+    x109 = x105*x94
+    x110 = (1/200000)*x108 + (3/5000000)*x109
+    x111 = x107 + x110
+    x112 = (17/2000000)*x108 + (1/800000)*x109
+    x113 = (10/19)*x107 + x112
+    x114 = (7/250000)*x108 + (7/250000)*x109
+    x115 = x106*x6 + x114
+    x116 = xi_ep*x95 + x99*numpy.ceil(x15*x95)
+    x117 = x116**(-1.0)
+    x118 = x95*numpy.maximum(x20*numpy.maximum(0, x117 + x98), x0*numpy.minimum(x101, 1 - x117))
+    x119 = x118*x9
+    x120 = x25*numpy.log(x116)
+    x121 = x117*x95
+    x122 = (1/200000)*x120 + (3/5000000)*x121
+    x123 = x119 + x122
+    x124 = (17/2000000)*x120 + (1/800000)*x121
+    x125 = (10/19)*x119 + x124
+    x126 = (7/250000)*x120 + (7/250000)*x121
+    x127 = x118*x6 + x126
+    x128 = x102*x2
+    x129 = p_disp*x3
+    x130 = x128*x129
+    x131 = x129*x2
+    x132 = x106*x131
+    x133 = x110 + x132
+    x134 = x112 + (10/19)*x132
+    x135 = p_disp*x4
+    x136 = x135*x2
+    x137 = x106*x136 + x114
+    x138 = x118*x131
+    x139 = x122 + x138
+    x140 = x124 + (10/19)*x138
+    x141 = x118*x136 + x126
+    return n_layers*(numpy.where(x14, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x28, x30 + 77/1250000), numpy.greater_equal(x33, x30 - 59/10000000)), x24, numpy.where(numpy.greater_equal(x28, x33 + 27/400000), x31, x23))) + numpy.where(x14, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x37, x38 + 77/1250000), numpy.greater_equal(x40, x38 - 59/10000000)), x36, numpy.where(numpy.greater_equal(x37, x40 + 27/400000), x39, x35)))) + n_layers*(numpy.where(x47, 0, numpy.where(numpy.where(x41, numpy.logical_and(numpy.greater_equal(x61, x63 + 77/1250000), numpy.greater_equal(x65, x63 - 59/10000000)), numpy.logical_and(numpy.greater_equal(x73, x75 + 77/1250000), numpy.greater_equal(x77, x75 - 59/10000000))), 2*x53, numpy.where(numpy.where(x41, numpy.greater_equal(x61, x65 + 27/400000), numpy.greater_equal(x73, x77 + 27/400000)), (20/19)*x53, x53))) + numpy.where(x47, 0, numpy.where(numpy.where(x41, numpy.logical_and(numpy.greater_equal(x81, x82 + 77/1250000), numpy.greater_equal(x83, x82 - 59/10000000)), numpy.logical_and(numpy.greater_equal(x85, x86 + 77/1250000), numpy.greater_equal(x87, x86 - 59/10000000))), 2*x79, numpy.where(numpy.where(x41, numpy.greater_equal(x81, x83 + 27/400000), numpy.greater_equal(x85, x87 + 27/400000)), (20/19)*x79, x79)))) + n_layers*numpy.where(numpy.where(x41, numpy.greater(x42, 1), False), numpy.where(numpy.greater(sigma_attn, 1), numpy.where(x96, 0, numpy.where(numpy.where(x41, numpy.logical_and(numpy.less_equal(x111, x113 + 131/20000000), numpy.less_equal(x111, x115 - 171/5000000)), numpy.logical_and(numpy.less_equal(x123, x125 + 131/20000000), numpy.less_equal(x123, x127 - 171/5000000))), x103, numpy.where(numpy.where(x41, numpy.greater_equal(x115, x113 + 163/4000000), numpy.greater_equal(x127, x125 + 163/4000000)), (10/19)*x103, x128*x5))) + numpy.where(x96, 0, numpy.where(numpy.where(x41, numpy.logical_and(numpy.less_equal(x133, x134 + 131/20000000), numpy.less_equal(x133, x137 - 171/5000000)), numpy.logical_and(numpy.less_equal(x139, x140 + 131/20000000), numpy.less_equal(x139, x141 - 171/5000000))), x130, numpy.where(numpy.where(x41, numpy.greater_equal(x137, x134 + 163/4000000), numpy.greater_equal(x141, x140 + 163/4000000)), (10/19)*x130, x128*x135))), 0) + numpy.where(x14, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x90, x91 + 77/1250000), numpy.greater_equal(x93, x91 - 59/10000000)), x89, numpy.where(numpy.greater_equal(x90, x93 + 27/400000), x92, x88))), 0) + (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x10, x7 + 81/2500000), numpy.less_equal(x10, (10/19)*x10 + 107/5000000)), x7, numpy.where(numpy.less_equal(x10, (19/20)*x10 + 209/10000000), (5/19)*x10, (1/4)*x10))
 
 
-def physical_nccl_2d_moe_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_2d_moe_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = (1/2)*q_len
     x1 = bw_ar_inter**(-1.0)
     x2 = n_gpu**(-1.0)
@@ -5227,48 +5605,63 @@ def physical_nccl_2d_moe_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, c
     x31 = x19*x30
     x32 = n_layers*(numpy.where(x12, 0, numpy.minimum(numpy.minimum(x21 + x24, (20/19)*x21 + x28), x20*x26 + x27)) + numpy.where(x12, 0, numpy.minimum(numpy.minimum(x24 + x31, x28 + (20/19)*x31), x26*x30 + x27))) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x6 + 7/250000, (5/19)*x6 + 9/400000), b*x0*x4 + 59/5000000)
     x33 = d_model*vocab
-    x34 = s**(-1.0)
-    x35 = n_ff_in + n_ff_out
-    x36 = d_model*n_layers*x29*x35
-    x37 = x10/sigma_attn
-    x38 = ctx + x0 - 1/2
-    x39 = 2*n_q
-    x40 = 2*d_rope
-    x41 = n_q*q_len
-    x42 = ctx + q_len - 1
-    x43 = ctx**2 - ctx
-    x44 = (1/2)/q_len
-    x45 = r_cmp**(-1.0)
-    x46 = x41*(4*c_kv + x40)*(x45*numpy.where(numpy.greater_equal(k_top, x42), x38, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x44*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x43))) + numpy.where(numpy.greater_equal(ctx_win, x42), x38, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x44*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x43))))
-    x47 = kv_win*numpy.minimum(ctx, ctx_win)
-    x48 = d_head*n_q
-    x49 = d_model*p
-    x50 = c_kv + c_q
-    x51 = x5*x7
-    x52 = p_act*x51
-    x53 = d_head*(n_q + x39/g)
-    x54 = numpy.maximum(1, numpy.minimum(x13, numpy.sqrt(d_model)*x16/numpy.sqrt(d_ff)))
-    x55 = x34*x52
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(st_cmp + ctx*(kv_idx + kv_bytes) + x47) + p*(n_attn + n_ff + w_idx*(x10 - 1) + x36))), 4*n_layers*t_kernel + x32*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x32, x2*(n_attn*x25 + 2*b*q_lm*x33 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x46, ctx*c_kv*x39*(d_head + d_nope) + x38*x41*(2*d_head + 2*d_nope + x40)), x46) + q_len*(f_idx*n_layers*x38*(xi_idx*x37 - xi_idx + 1) + w_idx*(2*x37 - 2))) + x5*(2*n_ff*x34 + 2*x36))/flops), n_pp*x2*(w_idx*p*x10 + n_layers*(n_experts*x35*(1 - (1 - x34)**x51)*(d_ff*x49 + d_ff*x54*x55 + d_model*x14*x55/x54) + n_sh*x35*(d_ff_shared*x49 + x52*(d_model + d_ff_shared)) + p*x50*x53 + x48*x49 + x49*x50 + x52*(d_model + x48) + x52*(d_model + x50) + x52*(x50 + x53)) + p_emb*x33 + x8*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x45 + x47))/hbm_bw), numpy.inf)
+    x34 = kv_win*numpy.minimum(ctx, ctx_win)
+    x35 = r_cmp**(-1.0)
+    x36 = d_head*n_q
+    x37 = d_model*p
+    x38 = c_kv + c_q
+    x39 = q_len*x8
+    x40 = p_act*x39
+    x41 = 2*n_q
+    x42 = d_head*(n_q + x41/g)
+    x43 = n_ff_in + n_ff_out
+    x44 = s**(-1.0)
+    x45 = numpy.maximum(1, numpy.minimum(x13, numpy.sqrt(d_model)*x16/numpy.sqrt(d_ff)))
+    x46 = x40*x44
+    x47 = d_model*n_layers*x29*x43
+    x48 = x10/sigma_attn
+    x49 = ctx + x0 - 1/2
+    x50 = ctx*c_kv*x41*(d_head + d_nope)
+    x51 = ctx + q_len - 1
+    x52 = numpy.greater_equal(ctx_win, x51)
+    x53 = numpy.greater_equal(k_top, x51)
+    x54 = numpy.greater(xi_mha, 0)
+    x55 = x35*x49
+    x56 = 2*d_rope
+    x57 = n_q*q_len
+    x58 = x57*(4*c_kv + x56)
+    x59 = x49*x57*(2*d_head + 2*d_nope + x56)
+    x60 = x50 + x59
+    x61 = numpy.greater_equal(ctx, ctx_win)
+    x62 = ctx**2 - ctx
+    x63 = (1/2)/q_len
+    x64 = x63*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x62)
+    x65 = numpy.greater_equal(ctx, k_top)
+    x66 = k_top*x35
+    x67 = x63*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x62)
+    x68 = x35*x67
+    x69 = numpy.where(numpy.logical_and(x52, x53), numpy.logical_and(x54, numpy.greater(x58*(x49 + x55), x60)), numpy.where(numpy.logical_and(x53, x61), numpy.logical_and(x54, numpy.greater(x58*(ctx_win + x55), x60)), numpy.where(x53, numpy.logical_and(x54, numpy.less(x60, x58*(x55 + x64))), numpy.where(numpy.logical_and(x52, x65), numpy.logical_and(x54, numpy.greater(x58*(x49 + x66), x60)), numpy.where(numpy.logical_and(x61, x65), numpy.logical_and(x54, numpy.greater(x58*(ctx_win + x66), x60)), numpy.where(x65, numpy.logical_and(x54, numpy.less(x60, x58*(x64 + x66))), numpy.where(x52, numpy.logical_and(x54, numpy.less(x60, x58*(x49 + x68))), numpy.where(x61, numpy.logical_and(x54, numpy.less(x60, x58*(ctx_win + x68))), numpy.logical_and(x54, numpy.less(x60, x58*(x64 + x68)))))))))))
+    x70 = b*n_layers
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(st_cmp + ctx*(kv_idx + kv_bytes) + x34) + p*(n_attn + n_ff + w_idx*(x10 - 1) + x47))), 4*n_layers*t_kernel + x32*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x32, x2*x70*numpy.where(x69, x59, x58*(x35*numpy.where(x53, x49, numpy.where(x65, k_top, x67)) + numpy.where(x52, x49, numpy.where(x61, ctx_win, x64))))/flops_attn + x2*(n_attn*x25 + 2*b*q_lm*x33 + x5*(2*n_ff*x44 + 2*x47) + x5*(f_idx*n_layers*x49*(xi_idx*x48 - xi_idx + 1) + w_idx*(2*x48 - 2)) + x70*numpy.where(x69, x50, 0))/flops), n_pp*x2*(w_idx*p*x10 + n_layers*(n_experts*x43*(1 - (1 - x44)**x39)*(d_ff*x37 + d_ff*x45*x46 + d_model*x14*x46/x45) + n_sh*x43*(d_ff_shared*x37 + x40*(d_model + d_ff_shared)) + p*x38*x42 + x36*x37 + x37*x38 + x40*(d_model + x36) + x40*(d_model + x38) + x40*(x38 + x42)) + p_emb*x33 + x8*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x35 + x34))/hbm_bw), numpy.inf)
 
 
-def physical_nccl_2d_moe_mla__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_2d_moe_mla__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     return (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x0 + 7/250000, (5/19)*x0 + 9/400000), (1/2)*x0 + 59/5000000)
 
 
-def physical_nccl_2d_moe_mla__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_2d_moe_mla__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     return (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x0, (1/2)*x0 + 81/2500000), numpy.less_equal(x0, (10/19)*x0 + 107/5000000)), 59/5000000, numpy.where(numpy.less_equal(x0, (19/20)*x0 + 209/10000000), 9/400000, 7/250000))
 
 
-def physical_nccl_2d_moe_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_2d_moe_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     x1 = (1/2)*x0
     return (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x0, x1 + 81/2500000), numpy.less_equal(x0, (10/19)*x0 + 107/5000000)), x1, numpy.where(numpy.less_equal(x0, (19/20)*x0 + 209/10000000), (5/19)*x0, (1/4)*x0))
 
 
-def physical_nccl_2d_moe_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_2d_moe_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
     x2 = b*x0
@@ -5287,11 +5680,11 @@ def physical_nccl_2d_moe_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ct
     return n_pp*(w_idx*p*x1 + d_model*vocab*p_emb + n_layers*(n_experts*x9*(1 - (1 - x10)**x6)*(d_ff*x13*x14 + d_ff*x4 + d_model*x12*x14/x13) + n_sh*x9*(d_ff_shared*x4 + x7*(d_model + d_ff_shared)) + p*x5*x8 + x3*x4 + x4*x5 + x7*(d_model + x3) + x7*(d_model + x5) + x7*(x5 + x8)) + x2*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp))/(hbm_bw*n_gpu)
 
 
-def physical_nccl_2d_moe_mla__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_2d_moe_mla__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes)) + p*(n_attn + n_ff + w_idx*(n_gpu/n_pp - 1) + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
-def physical_nccl_2d_moe_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_nccl_2d_moe_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = bw_ar_inter**(-1.0)
     x1 = d_model*x0
     x2 = n_gpu**(-1.0)
@@ -5359,78 +5752,94 @@ def physical_nccl_2d_moe_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p
     x64 = x62*x63
     x65 = numpy.where(x13, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x14)), n_active, numpy.where(numpy.less_equal(n_experts, x14), n_experts, x14)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
     x66 = numpy.minimum(n_active, x18)
-    x67 = xi_ep*numpy.minimum(numpy.minimum(n_active, x18), numpy.ceil(x17*x18)) + (1 - xi_ep)*numpy.ceil(x17*x66)
-    x68 = x67**(-1.0)
-    x69 = x66*x68
-    x70 = d_model*(1 - x45)*numpy.maximum(x0*x69*(x67 - 1), x22*x67*numpy.maximum(0, x66*x68 - 1))
+    x67 = -x45
+    x68 = xi_ep*numpy.minimum(numpy.minimum(n_active, x18), numpy.ceil(x17*x18)) + (1 - xi_ep)*numpy.ceil(x17*x66)
+    x69 = x68**(-1.0)
+    x70 = d_model*x66*numpy.maximum(x22*numpy.maximum(0, x67 + x69), x0*numpy.minimum(x67 + 1, 1 - x69))
     x71 = x70*x8
-    x72 = x30*numpy.log(x67)
-    x73 = (3/5000000)*x69 + (1/200000)*x72 + 31/5000000
-    x74 = (1/800000)*x69 + (17/2000000)*x72 + 51/4000000
-    x75 = (7/250000)*x69 + (7/250000)*x72 - 7/250000
-    x76 = p_disp*x2*x70
-    x77 = x7*x76
-    x78 = d_model*vocab
-    x79 = p_emb*x78
-    x80 = n_ff_in + n_ff_out
-    x81 = s**(-1.0)
-    x82 = x11*x7
-    x83 = d_model*p
-    x84 = numpy.sqrt(d_model)
-    x85 = numpy.maximum(1, numpy.minimum(x19, x23*x84/numpy.sqrt(d_ff)))
-    x86 = p_act*x82
-    x87 = x81*x86
-    x88 = n_experts*x80*(1 - (1 - x81)**x82)*(d_ff*x83 + d_ff*x85*x87 + d_model*x20*x87/x85)
-    x89 = n_pp*x2/hbm_bw
-    x90 = w_idx*p*x14
-    x91 = numpy.maximum(1, x46)
-    x92 = kv_win*numpy.minimum(ctx, ctx_win)
-    x93 = r_cmp**(-1.0)
-    x94 = x12*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x93 + x92)
-    x95 = d_ff_shared*x83
-    x96 = x43*x84
-    x97 = numpy.minimum(x46, numpy.maximum(1, x96/numpy.sqrt(d_ff_shared)))
-    x98 = x45*x86
-    x99 = n_gpu*x62/(n_pp**2*sigma_attn**2)
-    x100 = d_model*x99
-    x101 = sigma_attn*n_layers
-    x102 = n_sh*x80
-    x103 = c_kv + c_q
-    x104 = numpy.sqrt(x103)
-    x105 = numpy.minimum(x46, numpy.maximum(1, x104*x43/x84))
-    x106 = numpy.sqrt(d_head)
-    x107 = numpy.minimum(x46, numpy.maximum(1, x106*x43*numpy.sqrt(x57)/x104))
-    x108 = numpy.minimum(x46, numpy.maximum(1, x96/(numpy.sqrt(n_q)*x106)))
-    x109 = d_head*n_q
-    x110 = p*x103*x58 + x103*x83 + x109*x83
-    x111 = d_model*n_layers*x38*x80
-    x112 = ctx + x4 - 1/2
-    x113 = 2*d_rope
-    x114 = n_q*q_len
+    x72 = x30*numpy.log(x68)
+    x73 = x66*x69
+    x74 = (1/200000)*x72 + (3/5000000)*x73 + 31/5000000
+    x75 = (17/2000000)*x72 + (1/800000)*x73 + 51/4000000
+    x76 = (7/250000)*x72 + (7/250000)*x73 - 7/250000
+    x77 = p_disp*x2*x70
+    x78 = x7*x77
+    x79 = d_model*vocab
+    x80 = p_emb*x79
+    x81 = n_ff_in + n_ff_out
+    x82 = s**(-1.0)
+    x83 = x11*x7
+    x84 = d_model*p
+    x85 = numpy.sqrt(d_model)
+    x86 = numpy.maximum(1, numpy.minimum(x19, x23*x85/numpy.sqrt(d_ff)))
+    x87 = p_act*x83
+    x88 = x82*x87
+    x89 = n_experts*x81*(1 - (1 - x82)**x83)*(d_ff*x84 + d_ff*x86*x88 + d_model*x20*x88/x86)
+    x90 = n_pp*x2/hbm_bw
+    x91 = w_idx*p*x14
+    x92 = numpy.maximum(1, x46)
+    x93 = kv_win*numpy.minimum(ctx, ctx_win)
+    x94 = r_cmp**(-1.0)
+    x95 = x12*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x94 + x93)
+    x96 = d_ff_shared*x84
+    x97 = x43*x85
+    x98 = numpy.minimum(x46, numpy.maximum(1, x97/numpy.sqrt(d_ff_shared)))
+    x99 = x45*x87
+    x100 = n_gpu*x62/(n_pp**2*sigma_attn**2)
+    x101 = d_model*x100
+    x102 = sigma_attn*n_layers
+    x103 = n_sh*x81
+    x104 = c_kv + c_q
+    x105 = numpy.sqrt(x104)
+    x106 = numpy.minimum(x46, numpy.maximum(1, x105*x43/x85))
+    x107 = numpy.sqrt(d_head)
+    x108 = numpy.minimum(x46, numpy.maximum(1, x107*x43*numpy.sqrt(x57)/x105))
+    x109 = numpy.minimum(x46, numpy.maximum(1, x97/(numpy.sqrt(n_q)*x107)))
+    x110 = d_head*n_q
+    x111 = p*x104*x58 + x104*x84 + x110*x84
+    x112 = d_model*n_layers*x38*x81
+    x113 = ctx + x4 - 1/2
+    x114 = ctx*c_kv*x56*(d_head + d_nope)
     x115 = ctx + q_len - 1
-    x116 = ctx**2 - ctx
-    x117 = (1/2)/q_len
-    x118 = x114*(4*c_kv + x113)*(x93*numpy.where(numpy.greater_equal(k_top, x115), x112, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x117*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x116))) + numpy.where(numpy.greater_equal(ctx_win, x115), x112, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x117*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x116))))
-    x119 = n_unembed*p_emb
-    x120 = b*(st_cmp + ctx*(kv_idx + kv_bytes) + x92)
-    x121 = n_attn + x111
-    return 4*n_layers*t_kernel, n_layers*(numpy.where(x16, 0, numpy.minimum(numpy.minimum(x28 + x32, (20/19)*x28 + x37), x27*x35 + x36)) + numpy.where(x16, 0, numpy.minimum(numpy.minimum(x32 + x40, x37 + (20/19)*x40), x35*x39 + x36))) + x10, n_layers*(numpy.where(x44, 0, numpy.minimum(numpy.minimum(x51 + x53, (20/19)*x51 + x55), x34*x50 + x54)) + numpy.where(x44, 0, numpy.minimum(numpy.minimum(x53 + x60, x55 + (20/19)*x60), x54 + x57*x59*x61))) + n_layers*numpy.where(numpy.where(x13, numpy.greater(x15, 1), False), numpy.where(x44, 0, numpy.minimum(numpy.minimum(x53 + x64, x55 + (20/19)*x64), p_act*x33*x63 + x54)) + numpy.where(x65, 0, numpy.minimum(numpy.minimum(x71 + x73, (10/19)*x71 + x74), x6*x70 + x75)) + numpy.where(x65, 0, numpy.minimum(numpy.minimum(x73 + x77, x74 + (10/19)*x77), x5*x76 + x75)), 0), x89*(n_layers*x88 + x79) + x89*(x101*x102*(d_ff_shared*x97*x98 + x100/x97 + x95) + x101*(d_model*x105*x98 + x100/x108 + x103*x107*x98 + x103*x99/x105 + x108*x109*x98 + x110 + x58*x99/x107) + x90 + x91*x94), x2*(n_attn*x33 + 2*b*q_lm*x78 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x118, ctx*c_kv*x56*(d_head + d_nope) + x112*x114*(2*d_nope + x113 + x61)), x118) + q_len*(f_idx*n_layers*x112*(xi_idx*x46 - xi_idx + 1) + w_idx*(2*x46 - 2))) + x7*(2*n_ff*x81 + 2*x111))/flops, p*(n_ff + w_idx*sigma_attn*(x46 - 1) + sigma_attn*x121) + x119 + x120*x91, x10, x89*(n_layers*(x102*(x86*(d_model + d_ff_shared) + x95) + x110 + x86*(d_model + x103) + x86*(d_model + x109) + x86*(x103 + x58) + x88) + x79 + x90 + x94), p*(n_ff + w_idx*(x14 - 1) + x121) + x119 + x120
+    x116 = numpy.greater_equal(ctx_win, x115)
+    x117 = numpy.greater_equal(k_top, x115)
+    x118 = numpy.greater(xi_mha, 0)
+    x119 = x113*x94
+    x120 = 2*d_rope
+    x121 = n_q*q_len
+    x122 = x121*(4*c_kv + x120)
+    x123 = x113*x121*(2*d_nope + x120 + x61)
+    x124 = x114 + x123
+    x125 = numpy.greater_equal(ctx, ctx_win)
+    x126 = ctx**2 - ctx
+    x127 = (1/2)/q_len
+    x128 = x127*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x126)
+    x129 = numpy.greater_equal(ctx, k_top)
+    x130 = k_top*x94
+    x131 = x127*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x126)
+    x132 = x131*x94
+    x133 = numpy.where(numpy.logical_and(x116, x117), numpy.logical_and(x118, numpy.greater(x122*(x113 + x119), x124)), numpy.where(numpy.logical_and(x117, x125), numpy.logical_and(x118, numpy.greater(x122*(ctx_win + x119), x124)), numpy.where(x117, numpy.logical_and(x118, numpy.less(x124, x122*(x119 + x128))), numpy.where(numpy.logical_and(x116, x129), numpy.logical_and(x118, numpy.greater(x122*(x113 + x130), x124)), numpy.where(numpy.logical_and(x125, x129), numpy.logical_and(x118, numpy.greater(x122*(ctx_win + x130), x124)), numpy.where(x129, numpy.logical_and(x118, numpy.less(x124, x122*(x128 + x130))), numpy.where(x116, numpy.logical_and(x118, numpy.less(x124, x122*(x113 + x132))), numpy.where(x125, numpy.logical_and(x118, numpy.less(x124, x122*(ctx_win + x132))), numpy.logical_and(x118, numpy.less(x124, x122*(x128 + x132)))))))))))
+    x134 = b*n_layers
+    x135 = n_unembed*p_emb
+    x136 = b*(st_cmp + ctx*(kv_idx + kv_bytes) + x93)
+    x137 = n_attn + x112
+    return 4*n_layers*t_kernel, n_layers*(numpy.where(x16, 0, numpy.minimum(numpy.minimum(x28 + x32, (20/19)*x28 + x37), x27*x35 + x36)) + numpy.where(x16, 0, numpy.minimum(numpy.minimum(x32 + x40, x37 + (20/19)*x40), x35*x39 + x36))) + x10, n_layers*(numpy.where(x44, 0, numpy.minimum(numpy.minimum(x51 + x53, (20/19)*x51 + x55), x34*x50 + x54)) + numpy.where(x44, 0, numpy.minimum(numpy.minimum(x53 + x60, x55 + (20/19)*x60), x54 + x57*x59*x61))) + n_layers*numpy.where(numpy.where(x13, numpy.greater(x15, 1), False), numpy.where(x44, 0, numpy.minimum(numpy.minimum(x53 + x64, x55 + (20/19)*x64), p_act*x33*x63 + x54)) + numpy.where(numpy.greater(sigma_attn, 1), numpy.where(x65, 0, numpy.minimum(numpy.minimum(x71 + x74, (10/19)*x71 + x75), x6*x70 + x76)) + numpy.where(x65, 0, numpy.minimum(numpy.minimum(x74 + x78, x75 + (10/19)*x78), x5*x77 + x76)), 0), 0), x90*(n_layers*x89 + x80) + x90*(x102*x103*(d_ff_shared*x98*x99 + x101/x98 + x96) + x102*(d_model*x106*x99 + x100*x104/x106 + x100*x58/x108 + x101/x109 + x104*x108*x99 + x109*x110*x99 + x111) + x91 + x92*x95), x134*x2*numpy.where(x133, x123, x122*(x94*numpy.where(x117, x113, numpy.where(x129, k_top, x131)) + numpy.where(x116, x113, numpy.where(x125, ctx_win, x128))))/flops_attn + x2*(n_attn*x33 + 2*b*q_lm*x79 + x134*numpy.where(x133, x114, 0) + x7*(2*n_ff*x82 + 2*x112) + x7*(f_idx*n_layers*x113*(xi_idx*x46 - xi_idx + 1) + w_idx*(2*x46 - 2)))/flops, p*(n_ff + w_idx*sigma_attn*(x46 - 1) + sigma_attn*x137) + x135 + x136*x92, x10, x90*(n_layers*(x103*(x87*(d_model + d_ff_shared) + x96) + x111 + x87*(d_model + x104) + x87*(d_model + x110) + x87*(x104 + x58) + x89) + x80 + x91 + x95), p*(n_ff + w_idx*(x14 - 1) + x137) + x135 + x136
 
 
-def physical_torus_1d__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_1d__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return 4*n_layers*t_kernel
 
 
-def physical_torus_1d__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_1d__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_gpu/(n_pp*sigma_attn)
     return 2*n_layers*numpy.where(numpy.less_equal(x0, 1), 0, (1/500000)*x0 - 1/500000 + b*d_model*p_act*q_len*(x0 - 1)/(n_gpu*bw_ar_inter))
 
 
-def physical_torus_1d__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_1d__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return (1/1000000 + (1/4)*b*d_model*p_act*q_len/(n_gpu*bw_ar_inter))*(n_pp - 1)
 
 
-def physical_torus_1d__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_1d__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
     x2 = sigma_attn**(-1.0)
@@ -5456,37 +5865,37 @@ def physical_torus_1d__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, 
     return n_pp*(w_idx*p*x1 + x16*(n_ff_in + n_ff_out)*(d_ff*x12*x9 + d_ff*x5 + x15/x9) + x16*(d_head*n_q*x12*x20 + d_head*x10*x14*x18/x21 + n_q*x17 + x11*x13*x21 + x15/x20 + x17*x18) + x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, g*x3/n_q))/(hbm_bw*n_gpu)
 
 
-def physical_torus_1d__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_1d__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return n_pp*d_model*vocab*p_emb/(hbm_bw*n_gpu)
 
 
-def physical_torus_1d__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
-    return 0
+def physical_torus_1d__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+    x0 = ctx + (1/2)*q_len - 1/2
+    x1 = ctx + q_len - 1
+    x2 = ctx**2 - ctx
+    x3 = (1/2)/q_len
+    return 4*b*d_head*n_layers*n_q*q_len*(numpy.where(numpy.greater_equal(ctx_win, x1), x0, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x3*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x2))) + numpy.where(numpy.greater_equal(k_top, x1), x0, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x3*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x2)))/r_cmp)/(flops_attn*n_gpu)
 
 
-def physical_torus_1d__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_1d__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = b*q_len
     x1 = 2*d_model
     x2 = n_gpu/(n_pp*sigma_attn)
-    x3 = ctx + (1/2)*q_len - 1/2
-    x4 = ctx + q_len - 1
-    x5 = ctx**2 - ctx
-    x6 = (1/2)/q_len
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2) + 4*d_head*n_layers*n_q*(numpy.where(numpy.greater_equal(ctx_win, x4), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x6*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x5))) + numpy.where(numpy.greater_equal(k_top, x4), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x6*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x5)))/r_cmp)))/(flops*n_gpu)
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*(ctx + (1/2)*q_len - 1/2)*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2)))/(flops*n_gpu)
 
 
-def physical_torus_1d__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_1d__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_gpu/(n_pp*sigma_attn)
     return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, g*x0/n_q) + p*(w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + n_ff))
 
 
-def physical_torus_1d__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_1d__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     x1 = n_gpu/(n_pp*sigma_attn)
     return 2*n_layers*numpy.where(numpy.less_equal(x1, 1), 0, x0*(x1 - 1) + (1/500000)*x1 - 1/500000) + (n_pp - 1)*((1/4)*x0 + 1/1000000)
 
 
-def physical_torus_1d__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_1d__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_pp/(hbm_bw*n_gpu)
     x1 = n_pp**(-1.0)
     x2 = n_gpu*x1
@@ -5513,18 +5922,19 @@ def physical_torus_1d__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, 
     return d_model*vocab*p_emb*x0 + x0*(w_idx*p*x2 + x17*(n_ff_in + n_ff_out)*(d_ff*x10*x13 + d_ff*x6 + x16/x10) + x17*(d_head*n_q*x13*x21 + d_head*x11*x15*x19/x22 + n_q*x18 + x12*x14*x22 + x16/x21 + x18*x19) + x5*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, g*x4/n_q))
 
 
-def physical_torus_1d__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
-    x0 = b*q_len
-    x1 = 2*d_model
-    x2 = n_gpu/(n_pp*sigma_attn)
-    x3 = ctx + (1/2)*q_len - 1/2
-    x4 = ctx + q_len - 1
-    x5 = ctx**2 - ctx
-    x6 = (1/2)/q_len
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2) + 4*d_head*n_layers*n_q*(numpy.where(numpy.greater_equal(ctx_win, x4), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x6*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x5))) + numpy.where(numpy.greater_equal(k_top, x4), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x6*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x5)))/r_cmp)))/(flops*n_gpu)
+def physical_torus_1d__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+    x0 = n_gpu**(-1.0)
+    x1 = b*q_len
+    x2 = 2*d_model
+    x3 = n_gpu/(n_pp*sigma_attn)
+    x4 = ctx + (1/2)*q_len - 1/2
+    x5 = ctx + q_len - 1
+    x6 = ctx**2 - ctx
+    x7 = (1/2)/q_len
+    return 4*d_head*n_layers*n_q*x0*x1*(numpy.where(numpy.greater_equal(ctx_win, x5), x4, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x7*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x6))) + numpy.where(numpy.greater_equal(k_top, x5), x4, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x7*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x6)))/r_cmp)/flops_attn + x0*(2*n_attn*x1 + b*vocab*q_lm*x2 + x1*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x2*(n_ff_in + n_ff_out)) + x1*(f_idx*n_layers*x4*(xi_idx*x3 - xi_idx + 1) + w_idx*(2*x3 - 2)))/flops
 
 
-def physical_torus_1d__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_1d__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = 4*n_layers
     x1 = n_gpu**(-1.0)
     x2 = b*q_len
@@ -5564,67 +5974,68 @@ def physical_torus_1d__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act,
     x36 = numpy.sqrt(d_head)
     x37 = numpy.minimum(x9, numpy.maximum(1, x27/(numpy.sqrt(n_q)*x36)))
     x38 = numpy.minimum(x9, numpy.maximum(1, x26*numpy.sqrt(x35)*x36/x25))
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + p*(w_idx*sigma_attn*x10 + sigma_attn*(n_attn + n_ff)) + x23*(st_cmp + ctx*(kv_idx + kv_bytes) + x22))), t_kernel*x0 + x12*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x12, p_emb*x13*x21 + x21*(w_idx*p*x8 + x14*x33*(d_ff*x24 + d_ff*x28*x30 + x32/x28) + x23*x7*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x19 + x22) + x33*(d_head*x3*x31*x35/x38 + n_q*x34 + x20*x30*x37 + x29*x38*x4 + x32/x37 + x34*x35))), x1*(2*n_attn*x2 + 2*b*q_lm*x13 + x2*(2*n_ff/s + d_model*d_ff_shared*n_sh*x11*x14) + x2*(f_idx*n_layers*x15*(xi_idx*x9 - xi_idx + 1) + w_idx*(2*x9 - 2) + x0*x20*(x19*numpy.where(numpy.greater_equal(k_top, x16), x15, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x18*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x17))) + numpy.where(numpy.greater_equal(ctx_win, x16), x15, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x18*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x17))))))/flops), numpy.inf)
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + p*(w_idx*sigma_attn*x10 + sigma_attn*(n_attn + n_ff)) + x23*(st_cmp + ctx*(kv_idx + kv_bytes) + x22))), t_kernel*x0 + x12*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x12, p_emb*x13*x21 + x21*(w_idx*p*x8 + x14*x33*(d_ff*x24 + d_ff*x28*x30 + x32/x28) + x23*x7*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x19 + x22) + x33*(d_head*x3*x31*x35/x38 + n_q*x34 + x20*x30*x37 + x29*x38*x4 + x32/x37 + x34*x35))), x0*x1*x2*x20*(x19*numpy.where(numpy.greater_equal(k_top, x16), x15, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x18*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x17))) + numpy.where(numpy.greater_equal(ctx_win, x16), x15, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x18*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x17))))/flops_attn + x1*(2*n_attn*x2 + 2*b*q_lm*x13 + x2*(2*n_ff/s + d_model*d_ff_shared*n_sh*x11*x14) + x2*(f_idx*n_layers*x15*(xi_idx*x9 - xi_idx + 1) + w_idx*(2*x9 - 2)))/flops), numpy.inf)
 
 
-def physical_torus_1d__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_1d__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_gpu/(n_pp*sigma_attn)
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, g*x0/n_q) + p*(w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + n_ff)))), 1, 0)
 
 
-def physical_torus_1d__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_1d__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return 4*n_layers*t_kernel + (1/1000000 + (1/4)*b*d_model*p_act*q_len/(n_gpu*bw_ar_inter))*(n_pp - 1)
 
 
-def physical_torus_1d__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_1d__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_gpu/(n_pp*sigma_attn)
     return (1/1000000)*n_pp + 2*n_layers*numpy.where(numpy.less_equal(x0, 1), 0, (1/500000)*x0 - 1/500000) - 1/1000000
 
 
-def physical_torus_1d__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_1d__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     x1 = n_gpu/(n_pp*sigma_attn)
     return 2*n_layers*numpy.where(numpy.less_equal(x1, 1), 0, x0*(x1 - 1)) + (1/4)*x0*(n_pp - 1)
 
 
-def physical_torus_1d__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_1d__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = 4*n_layers
     x1 = n_gpu**(-1.0)
     x2 = b*q_len
-    x3 = (1/1000000 + (1/4)*d_model*p_act*x1*x2/bw_ar_inter)*(n_pp - 1)
-    x4 = d_model*vocab
-    x5 = n_pp**(-1.0)
-    x6 = n_gpu*x5
-    x7 = kv_win*numpy.minimum(ctx, ctx_win)
-    x8 = r_cmp**(-1.0)
-    x9 = b*x5
-    x10 = d_head*n_q
-    x11 = d_model*p
-    x12 = d_head*(n_q + 2*n_q/g)
-    x13 = p_act*q_len*x9
-    x14 = n_ff_in + n_ff_out
-    x15 = d_model*d_ff_shared*n_layers*n_sh*x14
-    x16 = x6/sigma_attn
-    x17 = ctx + (1/2)*q_len - 1/2
-    x18 = ctx + q_len - 1
-    x19 = ctx**2 - ctx
-    x20 = (1/2)/q_len
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(st_cmp + ctx*(kv_idx + kv_bytes) + x7) + p*(n_attn + n_ff + w_idx*(x6 - 1) + x15))), t_kernel*x0 + x3*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x3, n_pp*x1*(w_idx*p*x6 + n_layers*(x10*x11 + x11*x12 + x13*(d_model + x10) + x13*(d_model + x12) + x14*(d_ff*x11 + x13*(d_ff + d_model))) + p_emb*x4 + x9*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x8 + x7))/hbm_bw), x1*(2*n_attn*x2 + 2*b*q_lm*x4 + x2*(2*n_ff/s + 2*x15) + x2*(f_idx*n_layers*x17*(xi_idx*x16 - xi_idx + 1) + w_idx*(2*x16 - 2) + x0*x10*(x8*numpy.where(numpy.greater_equal(k_top, x18), x17, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x20*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x19))) + numpy.where(numpy.greater_equal(ctx_win, x18), x17, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x20*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x19))))))/flops), numpy.inf)
+    x3 = x1*x2
+    x4 = (1/1000000 + (1/4)*d_model*p_act*x3/bw_ar_inter)*(n_pp - 1)
+    x5 = d_model*vocab
+    x6 = n_pp**(-1.0)
+    x7 = n_gpu*x6
+    x8 = kv_win*numpy.minimum(ctx, ctx_win)
+    x9 = r_cmp**(-1.0)
+    x10 = b*x6
+    x11 = d_head*n_q
+    x12 = d_model*p
+    x13 = d_head*(n_q + 2*n_q/g)
+    x14 = p_act*q_len*x10
+    x15 = n_ff_in + n_ff_out
+    x16 = d_model*d_ff_shared*n_layers*n_sh*x15
+    x17 = x7/sigma_attn
+    x18 = ctx + (1/2)*q_len - 1/2
+    x19 = ctx + q_len - 1
+    x20 = ctx**2 - ctx
+    x21 = (1/2)/q_len
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(st_cmp + ctx*(kv_idx + kv_bytes) + x8) + p*(n_attn + n_ff + w_idx*(x7 - 1) + x16))), t_kernel*x0 + x4*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x4, n_pp*x1*(w_idx*p*x7 + n_layers*(x11*x12 + x12*x13 + x14*(d_model + x11) + x14*(d_model + x13) + x15*(d_ff*x12 + x14*(d_ff + d_model))) + p_emb*x5 + x10*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x9 + x8))/hbm_bw), x0*x11*x3*(x9*numpy.where(numpy.greater_equal(k_top, x19), x18, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x21*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x20))) + numpy.where(numpy.greater_equal(ctx_win, x19), x18, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x21*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x20))))/flops_attn + x1*(2*n_attn*x2 + 2*b*q_lm*x5 + x2*(2*n_ff/s + 2*x16) + x2*(f_idx*n_layers*x18*(xi_idx*x17 - xi_idx + 1) + w_idx*(2*x17 - 2)))/flops), numpy.inf)
 
 
-def physical_torus_1d__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_1d__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return (1/1000000 + (1/4)*b*d_model*p_act*q_len/(n_gpu*bw_ar_inter))*(n_pp - 1)
 
 
-def physical_torus_1d__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_1d__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return (1/1000000)*n_pp - 1/1000000
 
 
-def physical_torus_1d__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_1d__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def physical_torus_1d__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_1d__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_pp**(-1.0)
     x1 = b*x0
     x2 = d_head*n_q
@@ -5634,11 +6045,11 @@ def physical_torus_1d__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p
     return n_pp*(n_gpu*w_idx*p*x0 + d_model*vocab*p_emb + n_layers*(x2*x3 + x3*x4 + x5*(d_model + x2) + x5*(d_model + x4) + (n_ff_in + n_ff_out)*(d_ff*x3 + x5*(d_ff + d_model))) + x1*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp))/(hbm_bw*n_gpu)
 
 
-def physical_torus_1d__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_1d__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes)) + p*(n_attn + n_ff + w_idx*(n_gpu/n_pp - 1) + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
-def physical_torus_1d__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_1d__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = 4*n_layers
     x1 = n_gpu**(-1.0)
     x2 = b*q_len
@@ -5687,19 +6098,19 @@ def physical_torus_1d__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d
     x45 = n_unembed*p_emb
     x46 = n_attn + n_ff
     x47 = b*(st_cmp + ctx*(kv_idx + kv_bytes) + x18)
-    return t_kernel*x0, x6, x12*numpy.where(numpy.less_equal(x10, 1), 0, (1/500000)*x10 + x11*x5 - 1/500000), x14*x15 + x15*(x16 + x17*x20 + x21*x32*(d_ff*x27*x29 + x23 + x31/x27) + x32*(d_model*x29*x35 + x29*x36*x37 + x3*x30*x38/x35 + x31/x36 + x39)), x1*(2*n_attn*x2 + 2*b*q_lm*x13 + x2*(2*n_ff/s + x12*x40) + x2*(f_idx*n_layers*x41*(xi_idx*x10 - xi_idx + 1) + w_idx*(2*x10 - 2) + x0*x37*(x19*numpy.where(numpy.greater_equal(k_top, x42), x41, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x44*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x43))) + numpy.where(numpy.greater_equal(ctx_win, x42), x41, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x44*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x43))))))/flops, p*(w_idx*sigma_attn*x11 + sigma_attn*x46) + x17*x47 + x45, x6, x15*(n_layers*(x21*(x23 + x28*(d_ff + d_model)) + x28*(d_model + x37) + x28*(d_model + x38) + x39) + x14 + x16 + x20), p*(w_idx*(x9 - 1) + n_layers*x40 + x46) + x45 + x47
+    return t_kernel*x0, x6, x12*numpy.where(numpy.less_equal(x10, 1), 0, (1/500000)*x10 + x11*x5 - 1/500000), x14*x15 + x15*(x16 + x17*x20 + x21*x32*(d_ff*x27*x29 + x23 + x31/x27) + x32*(d_model*x29*x35 + x29*x36*x37 + x3*x30*x38/x35 + x31/x36 + x39)), x0*x1*x2*x37*(x19*numpy.where(numpy.greater_equal(k_top, x42), x41, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x44*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x43))) + numpy.where(numpy.greater_equal(ctx_win, x42), x41, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x44*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x43))))/flops_attn + x1*(2*n_attn*x2 + 2*b*q_lm*x13 + x2*(2*n_ff/s + x12*x40) + x2*(f_idx*n_layers*x41*(xi_idx*x10 - xi_idx + 1) + w_idx*(2*x10 - 2)))/flops, p*(w_idx*sigma_attn*x11 + sigma_attn*x46) + x17*x47 + x45, x6, x15*(n_layers*(x21*(x23 + x28*(d_ff + d_model)) + x28*(d_model + x37) + x28*(d_model + x38) + x39) + x14 + x16 + x20), p*(w_idx*(x9 - 1) + n_layers*x40 + x46) + x45 + x47
 
 
-def physical_torus_1d__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_1d__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = 4*n_layers
     x1 = t_kernel*x0
     x2 = 1 - omega_net
-    x3 = b*q_len
-    x4 = p_act*x3
-    x5 = d_model*x4
-    x6 = n_gpu**(-1.0)
+    x3 = d_model*p_act
+    x4 = n_gpu**(-1.0)
+    x5 = b*q_len
+    x6 = x4*x5
     x7 = x6/bw_ar_inter
-    x8 = x5*x7
+    x8 = x3*x7
     x9 = (n_pp - 1)*((1/4)*x8 + 1/1000000)
     x10 = d_model*vocab
     x11 = p_emb*x10
@@ -5718,7 +6129,7 @@ def physical_torus_1d__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, 
     x24 = n_q + 2*n_q/g
     x25 = d_head*x24
     x26 = x20*x23 + x20*x25
-    x27 = n_pp*x6/hbm_bw
+    x27 = n_pp*x4/hbm_bw
     x28 = 2*n_layers
     x29 = d_ff_shared*n_sh
     x30 = d_model*x19*x29
@@ -5728,7 +6139,7 @@ def physical_torus_1d__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, 
     x34 = ctx + q_len - 1
     x35 = ctx**2 - ctx
     x36 = (1/2)/q_len
-    x37 = x6*(2*n_attn*x3 + 2*b*q_lm*x10 + x3*(2*n_ff/s + x28*x30) + x3*(f_idx*n_layers*x33*(xi_idx*x32 - xi_idx + 1) + w_idx*(2*x32 - 2) + x0*x23*(x16*numpy.where(numpy.greater_equal(k_top, x34), x33, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x36*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x35))) + numpy.where(numpy.greater_equal(ctx_win, x34), x33, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x36*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x35))))))/flops
+    x37 = x0*x23*x6*(x16*numpy.where(numpy.greater_equal(k_top, x34), x33, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x36*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x35))) + numpy.where(numpy.greater_equal(ctx_win, x34), x33, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x36*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x35))))/flops_attn + x4*(2*n_attn*x5 + 2*b*q_lm*x10 + x5*(2*n_ff/s + x28*x30) + x5*(f_idx*n_layers*x33*(xi_idx*x32 - xi_idx + 1) + w_idx*(2*x32 - 2)))/flops
     x38 = numpy.greater_equal(n_gpu, n_pp)
     x39 = numpy.less_equal(n_pp, b)
     x40 = hbm_cap*n_gpu
@@ -5744,13 +6155,13 @@ def physical_torus_1d__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, 
     x50 = x48*x49
     x51 = numpy.minimum(x32, numpy.maximum(1, x50/numpy.sqrt(d_ff)))
     x52 = x22*x31
-    x53 = n_gpu/(n_pp**2*sigma_attn**2)
-    x54 = x5*x53
+    x53 = n_gpu*x5/(n_pp**2*sigma_attn**2)
+    x54 = x3*x53
     x55 = sigma_attn*n_layers
     x56 = numpy.sqrt(d_head)
     x57 = numpy.minimum(x32, numpy.maximum(1, numpy.sqrt(x24)*x49*x56/x48))
     x58 = numpy.minimum(x32, numpy.maximum(1, x50/(numpy.sqrt(n_q)*x56)))
-    x59 = x25*x4
+    x59 = p_act*x25
     x60 = x11*x27 + x27*(x14 + x18*x47 + x19*x55*(d_ff*x51*x52 + x21 + x54/x51) + x55*(d_model*x52*x57 + x23*x52*x58 + x26 + x53*x59/x57 + x54/x58))
     x61 = numpy.logical_and(numpy.logical_and(x38, x39), numpy.greater_equal(x40, p*(w_idx*sigma_attn*x45 + sigma_attn*x43) + x41 + x42*x47))
     x62 = numpy.less_equal(x49, 1)
@@ -5758,15 +6169,15 @@ def physical_torus_1d__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, 
     x64 = x63*x8
     x65 = (1/500000)*x49 - 1/500000
     x66 = x63*x7
-    x67 = n_layers*(numpy.where(x62, 0, x64 + x65) + numpy.where(x62, 0, n_ff_out*x64 + x65) + numpy.where(x62, 0, x59*x66 + x65) + numpy.where(x62, 0, n_ff_in*x4*x66*(d_ff*n_active + x29) + x65)) + x9
+    x67 = n_layers*(numpy.where(x62, 0, x64 + x65) + numpy.where(x62, 0, n_ff_out*x64 + x65) + numpy.where(x62, 0, x59*x66 + x65) + numpy.where(x62, 0, n_ff_in*p_act*x66*(d_ff*n_active + x29) + x65)) + x9
     return x44, numpy.where(x61, x1 + x2*x46 + numpy.maximum(numpy.maximum(x37, x60), omega_net*x46), numpy.inf), x44, numpy.where(x61, x1 + x2*x67 + numpy.maximum(numpy.maximum(x37, x60), omega_net*x67), numpy.inf)
 
 
-def physical_torus_2d__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_2d__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return 4*n_layers*t_kernel
 
 
-def physical_torus_2d__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_2d__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
     x1 = numpy.less_equal(x0, 1)
     x2 = b*p_act*q_len*(x0 - 1)/(n_gpu*bw_ar_inter)
@@ -5775,11 +6186,11 @@ def physical_torus_2d__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx,
     return n_layers*(numpy.where(x1, 0, x3 + x4) + numpy.where(x1, 0, n_ff_out*x3 + x4) + numpy.where(x1, 0, d_head*x2*(n_q + 2*n_q/g) + x4) + numpy.where(x1, 0, n_ff_in*x2*(d_ff*n_active + d_ff_shared*n_sh) + x4))
 
 
-def physical_torus_2d__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_2d__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return (1/1000000 + (1/4)*b*d_model*p_act*q_len/(n_gpu*bw_ar_inter))*(n_pp - 1)
 
 
-def physical_torus_2d__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_2d__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
     x2 = sigma_attn**(-1.0)
@@ -5805,31 +6216,31 @@ def physical_torus_2d__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, 
     return n_pp*(w_idx*p*x1 + x16*(n_ff_in + n_ff_out)*(d_ff*x12*x9 + d_ff*x5 + x15/x9) + x16*(d_head*n_q*x12*x20 + d_head*x10*x14*x18/x21 + n_q*x17 + x11*x13*x21 + x15/x20 + x17*x18) + x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, g*x3/n_q))/(hbm_bw*n_gpu)
 
 
-def physical_torus_2d__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_2d__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return n_pp*d_model*vocab*p_emb/(hbm_bw*n_gpu)
 
 
-def physical_torus_2d__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
-    return 0
+def physical_torus_2d__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+    x0 = ctx + (1/2)*q_len - 1/2
+    x1 = ctx + q_len - 1
+    x2 = ctx**2 - ctx
+    x3 = (1/2)/q_len
+    return 4*b*d_head*n_layers*n_q*q_len*(numpy.where(numpy.greater_equal(ctx_win, x1), x0, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x3*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x2))) + numpy.where(numpy.greater_equal(k_top, x1), x0, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x3*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x2)))/r_cmp)/(flops_attn*n_gpu)
 
 
-def physical_torus_2d__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_2d__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = b*q_len
     x1 = 2*d_model
     x2 = n_gpu/(n_pp*sigma_attn)
-    x3 = ctx + (1/2)*q_len - 1/2
-    x4 = ctx + q_len - 1
-    x5 = ctx**2 - ctx
-    x6 = (1/2)/q_len
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2) + 4*d_head*n_layers*n_q*(numpy.where(numpy.greater_equal(ctx_win, x4), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x6*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x5))) + numpy.where(numpy.greater_equal(k_top, x4), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x6*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x5)))/r_cmp)))/(flops*n_gpu)
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*(ctx + (1/2)*q_len - 1/2)*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2)))/(flops*n_gpu)
 
 
-def physical_torus_2d__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_2d__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_gpu/(n_pp*sigma_attn)
     return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, g*x0/n_q) + p*(w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + n_ff))
 
 
-def physical_torus_2d__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_2d__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_gpu**(-1.0)
     x1 = bw_ar_inter**(-1.0)
     x2 = b*d_model*p_act*q_len*x0*x1
@@ -5842,7 +6253,7 @@ def physical_torus_2d__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act,
     return n_layers*(numpy.where(x4, 0, x6 + x7) + numpy.where(x4, 0, n_ff_out*x6 + x7) + numpy.where(x4, 0, d_head*x8*(n_q + 2*n_q/g) + x7) + numpy.where(x4, 0, n_ff_in*x8*(d_ff*n_active + d_ff_shared*n_sh) + x7)) + (n_pp - 1)*((1/4)*x2 + 1/1000000)
 
 
-def physical_torus_2d__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_2d__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_pp/(hbm_bw*n_gpu)
     x1 = n_pp**(-1.0)
     x2 = n_gpu*x1
@@ -5869,18 +6280,19 @@ def physical_torus_2d__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, 
     return d_model*vocab*p_emb*x0 + x0*(w_idx*p*x2 + x17*(n_ff_in + n_ff_out)*(d_ff*x10*x13 + d_ff*x6 + x16/x10) + x17*(d_head*n_q*x13*x21 + d_head*x11*x15*x19/x22 + n_q*x18 + x12*x14*x22 + x16/x21 + x18*x19) + x5*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, g*x4/n_q))
 
 
-def physical_torus_2d__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
-    x0 = b*q_len
-    x1 = 2*d_model
-    x2 = n_gpu/(n_pp*sigma_attn)
-    x3 = ctx + (1/2)*q_len - 1/2
-    x4 = ctx + q_len - 1
-    x5 = ctx**2 - ctx
-    x6 = (1/2)/q_len
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2) + 4*d_head*n_layers*n_q*(numpy.where(numpy.greater_equal(ctx_win, x4), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x6*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x5))) + numpy.where(numpy.greater_equal(k_top, x4), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x6*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x5)))/r_cmp)))/(flops*n_gpu)
+def physical_torus_2d__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+    x0 = n_gpu**(-1.0)
+    x1 = b*q_len
+    x2 = 2*d_model
+    x3 = n_gpu/(n_pp*sigma_attn)
+    x4 = ctx + (1/2)*q_len - 1/2
+    x5 = ctx + q_len - 1
+    x6 = ctx**2 - ctx
+    x7 = (1/2)/q_len
+    return 4*d_head*n_layers*n_q*x0*x1*(numpy.where(numpy.greater_equal(ctx_win, x5), x4, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x7*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x6))) + numpy.where(numpy.greater_equal(k_top, x5), x4, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x7*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x6)))/r_cmp)/flops_attn + x0*(2*n_attn*x1 + b*vocab*q_lm*x2 + x1*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x2*(n_ff_in + n_ff_out)) + x1*(f_idx*n_layers*x4*(xi_idx*x3 - xi_idx + 1) + w_idx*(2*x3 - 2)))/flops
 
 
-def physical_torus_2d__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_2d__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = 4*n_layers
     x1 = n_gpu**(-1.0)
     x2 = bw_ar_inter**(-1.0)
@@ -5894,56 +6306,56 @@ def physical_torus_2d__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act,
     x10 = x6*x9
     x11 = (1/500000)*x7 - 1/500000
     x12 = d_ff_shared*n_sh
-    x13 = x1*x2*x9
-    x14 = n_q + 2*n_q/g
-    x15 = d_head*x14*x4
-    x16 = n_layers*(numpy.where(x8, 0, x10 + x11) + numpy.where(x8, 0, x11 + x13*x15) + numpy.where(x8, 0, n_ff_out*x10 + x11) + numpy.where(x8, 0, n_ff_in*x13*x4*(d_ff*n_active + x12) + x11)) + (n_pp - 1)*((1/4)*x6 + 1/1000000)
-    x17 = 2*d_model
-    x18 = n_ff_in + n_ff_out
-    x19 = sigma_attn**(-1.0)
-    x20 = n_pp**(-1.0)
-    x21 = n_gpu*x20
-    x22 = x19*x21
-    x23 = ctx + (1/2)*q_len - 1/2
-    x24 = ctx + q_len - 1
-    x25 = ctx**2 - ctx
-    x26 = (1/2)/q_len
-    x27 = r_cmp**(-1.0)
-    x28 = d_head*n_q
+    x13 = x2*x9
+    x14 = d_head*x1
+    x15 = n_q + 2*n_q/g
+    x16 = x15*x4
+    x17 = n_layers*(numpy.where(x8, 0, x10 + x11) + numpy.where(x8, 0, x11 + x13*x14*x16) + numpy.where(x8, 0, n_ff_out*x10 + x11) + numpy.where(x8, 0, n_ff_in*x1*x13*x4*(d_ff*n_active + x12) + x11)) + (n_pp - 1)*((1/4)*x6 + 1/1000000)
+    x18 = 2*d_model
+    x19 = n_ff_in + n_ff_out
+    x20 = sigma_attn**(-1.0)
+    x21 = n_pp**(-1.0)
+    x22 = n_gpu*x21
+    x23 = x20*x22
+    x24 = ctx + (1/2)*q_len - 1/2
+    x25 = ctx + q_len - 1
+    x26 = ctx**2 - ctx
+    x27 = (1/2)/q_len
+    x28 = r_cmp**(-1.0)
     x29 = n_pp*x1/hbm_bw
     x30 = kv_win*numpy.minimum(ctx, ctx_win)
-    x31 = b*numpy.maximum(1, g*x22/n_q)
+    x31 = b*numpy.maximum(1, g*x23/n_q)
     x32 = d_model*p
     x33 = numpy.sqrt(d_model)
     x34 = x33*x7
-    x35 = numpy.minimum(x22, numpy.maximum(1, x34/numpy.sqrt(d_ff)))
-    x36 = x19*x20
+    x35 = numpy.minimum(x23, numpy.maximum(1, x34/numpy.sqrt(d_ff)))
+    x36 = x20*x21
     x37 = x36*x4
     x38 = n_gpu/(n_pp**2*sigma_attn**2)
     x39 = x38*x5
     x40 = sigma_attn*n_layers
     x41 = d_head*x32
     x42 = numpy.sqrt(d_head)
-    x43 = numpy.minimum(x22, numpy.maximum(1, x34/(numpy.sqrt(n_q)*x42)))
-    x44 = numpy.minimum(x22, numpy.maximum(1, numpy.sqrt(x14)*x42*x7/x33))
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + p*(w_idx*sigma_attn*(x22 - 1) + sigma_attn*(n_attn + n_ff)) + x31*(st_cmp + ctx*(kv_idx + kv_bytes) + x30))), t_kernel*x0 + x16*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x16, d_model*vocab*p_emb*x29 + x29*(w_idx*p*x21 + x18*x40*(d_ff*x32 + d_ff*x35*x37 + x39/x35) + x20*x31*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x27 + x30) + x40*(n_q*x41 + x14*x41 + x15*x38/x44 + x28*x37*x43 + x36*x44*x5 + x39/x43))), x1*(2*n_attn*x3 + b*vocab*q_lm*x17 + x3*(2*n_ff/s + n_layers*x12*x17*x18) + x3*(f_idx*n_layers*x23*(xi_idx*x22 - xi_idx + 1) + w_idx*(2*x22 - 2) + x0*x28*(x27*numpy.where(numpy.greater_equal(k_top, x24), x23, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x26*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x25))) + numpy.where(numpy.greater_equal(ctx_win, x24), x23, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x26*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x25))))))/flops), numpy.inf)
+    x43 = numpy.minimum(x23, numpy.maximum(1, x34/(numpy.sqrt(n_q)*x42)))
+    x44 = numpy.minimum(x23, numpy.maximum(1, numpy.sqrt(x15)*x42*x7/x33))
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + p*(w_idx*sigma_attn*(x23 - 1) + sigma_attn*(n_attn + n_ff)) + x31*(st_cmp + ctx*(kv_idx + kv_bytes) + x30))), t_kernel*x0 + x17*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x17, d_model*vocab*p_emb*x29 + x29*(w_idx*p*x22 + x19*x40*(d_ff*x32 + d_ff*x35*x37 + x39/x35) + x21*x31*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x28 + x30) + x40*(d_head*n_q*x37*x43 + d_head*x16*x38/x44 + n_q*x41 + x15*x41 + x36*x44*x5 + x39/x43))), n_q*x0*x14*x3*(x28*numpy.where(numpy.greater_equal(k_top, x25), x24, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x27*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x26))) + numpy.where(numpy.greater_equal(ctx_win, x25), x24, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x27*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x26))))/flops_attn + x1*(2*n_attn*x3 + b*vocab*q_lm*x18 + x3*(2*n_ff/s + n_layers*x12*x18*x19) + x3*(f_idx*n_layers*x24*(xi_idx*x23 - xi_idx + 1) + w_idx*(2*x23 - 2)))/flops), numpy.inf)
 
 
-def physical_torus_2d__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_2d__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_gpu/(n_pp*sigma_attn)
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, g*x0/n_q) + p*(w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + n_ff)))), 1, 0)
 
 
-def physical_torus_2d__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_2d__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return 4*n_layers*t_kernel + (1/1000000 + (1/4)*b*d_model*p_act*q_len/(n_gpu*bw_ar_inter))*(n_pp - 1)
 
 
-def physical_torus_2d__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_2d__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
     return (1/1000000)*n_pp + 4*n_layers*numpy.where(numpy.less_equal(x0, 1), 0, (1/500000)*x0 - 1/500000) - 1/1000000
 
 
-def physical_torus_2d__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_2d__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_gpu**(-1.0)
     x1 = bw_ar_inter**(-1.0)
     x2 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
@@ -5953,44 +6365,45 @@ def physical_torus_2d__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx,
     return (1/4)*b*d_model*p_act*q_len*x0*x1*(n_pp - 1) + n_layers*(numpy.where(x3, 0, x5) + numpy.where(x3, 0, n_ff_out*x5) + numpy.where(x3, 0, d_head*x4*(n_q + 2*n_q/g)) + numpy.where(x3, 0, n_ff_in*x4*(d_ff*n_active + d_ff_shared*n_sh)))
 
 
-def physical_torus_2d__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_2d__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = 4*n_layers
     x1 = n_gpu**(-1.0)
     x2 = b*q_len
-    x3 = (1/1000000 + (1/4)*d_model*p_act*x1*x2/bw_ar_inter)*(n_pp - 1)
-    x4 = d_model*vocab
-    x5 = n_pp**(-1.0)
-    x6 = n_gpu*x5
-    x7 = kv_win*numpy.minimum(ctx, ctx_win)
-    x8 = r_cmp**(-1.0)
-    x9 = b*x5
-    x10 = d_head*n_q
-    x11 = d_model*p
-    x12 = d_head*(n_q + 2*n_q/g)
-    x13 = p_act*q_len*x9
-    x14 = n_ff_in + n_ff_out
-    x15 = d_model*d_ff_shared*n_layers*n_sh*x14
-    x16 = x6/sigma_attn
-    x17 = ctx + (1/2)*q_len - 1/2
-    x18 = ctx + q_len - 1
-    x19 = ctx**2 - ctx
-    x20 = (1/2)/q_len
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(st_cmp + ctx*(kv_idx + kv_bytes) + x7) + p*(n_attn + n_ff + w_idx*(x6 - 1) + x15))), t_kernel*x0 + x3*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x3, n_pp*x1*(w_idx*p*x6 + n_layers*(x10*x11 + x11*x12 + x13*(d_model + x10) + x13*(d_model + x12) + x14*(d_ff*x11 + x13*(d_ff + d_model))) + p_emb*x4 + x9*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x8 + x7))/hbm_bw), x1*(2*n_attn*x2 + 2*b*q_lm*x4 + x2*(2*n_ff/s + 2*x15) + x2*(f_idx*n_layers*x17*(xi_idx*x16 - xi_idx + 1) + w_idx*(2*x16 - 2) + x0*x10*(x8*numpy.where(numpy.greater_equal(k_top, x18), x17, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x20*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x19))) + numpy.where(numpy.greater_equal(ctx_win, x18), x17, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x20*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x19))))))/flops), numpy.inf)
+    x3 = x1*x2
+    x4 = (1/1000000 + (1/4)*d_model*p_act*x3/bw_ar_inter)*(n_pp - 1)
+    x5 = d_model*vocab
+    x6 = n_pp**(-1.0)
+    x7 = n_gpu*x6
+    x8 = kv_win*numpy.minimum(ctx, ctx_win)
+    x9 = r_cmp**(-1.0)
+    x10 = b*x6
+    x11 = d_head*n_q
+    x12 = d_model*p
+    x13 = d_head*(n_q + 2*n_q/g)
+    x14 = p_act*q_len*x10
+    x15 = n_ff_in + n_ff_out
+    x16 = d_model*d_ff_shared*n_layers*n_sh*x15
+    x17 = x7/sigma_attn
+    x18 = ctx + (1/2)*q_len - 1/2
+    x19 = ctx + q_len - 1
+    x20 = ctx**2 - ctx
+    x21 = (1/2)/q_len
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(st_cmp + ctx*(kv_idx + kv_bytes) + x8) + p*(n_attn + n_ff + w_idx*(x7 - 1) + x16))), t_kernel*x0 + x4*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x4, n_pp*x1*(w_idx*p*x7 + n_layers*(x11*x12 + x12*x13 + x14*(d_model + x11) + x14*(d_model + x13) + x15*(d_ff*x12 + x14*(d_ff + d_model))) + p_emb*x5 + x10*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x9 + x8))/hbm_bw), x0*x11*x3*(x9*numpy.where(numpy.greater_equal(k_top, x19), x18, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x21*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x20))) + numpy.where(numpy.greater_equal(ctx_win, x19), x18, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x21*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x20))))/flops_attn + x1*(2*n_attn*x2 + 2*b*q_lm*x5 + x2*(2*n_ff/s + 2*x16) + x2*(f_idx*n_layers*x18*(xi_idx*x17 - xi_idx + 1) + w_idx*(2*x17 - 2)))/flops), numpy.inf)
 
 
-def physical_torus_2d__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_2d__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return (1/1000000 + (1/4)*b*d_model*p_act*q_len/(n_gpu*bw_ar_inter))*(n_pp - 1)
 
 
-def physical_torus_2d__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_2d__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return (1/1000000)*n_pp - 1/1000000
 
 
-def physical_torus_2d__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_2d__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def physical_torus_2d__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_2d__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_pp**(-1.0)
     x1 = b*x0
     x2 = d_head*n_q
@@ -6000,11 +6413,11 @@ def physical_torus_2d__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p
     return n_pp*(n_gpu*w_idx*p*x0 + d_model*vocab*p_emb + n_layers*(x2*x3 + x3*x4 + x5*(d_model + x2) + x5*(d_model + x4) + (n_ff_in + n_ff_out)*(d_ff*x3 + x5*(d_ff + d_model))) + x1*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp))/(hbm_bw*n_gpu)
 
 
-def physical_torus_2d__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_2d__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes)) + p*(n_attn + n_ff + w_idx*(n_gpu/n_pp - 1) + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
-def physical_torus_2d__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_2d__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = 4*n_layers
     x1 = b*q_len
     x2 = p_act*x1
@@ -6059,23 +6472,23 @@ def physical_torus_2d__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d
     x51 = n_unembed*p_emb
     x52 = n_attn + n_ff
     x53 = b*(st_cmp + ctx*(kv_idx + kv_bytes) + x27)
-    return t_kernel*x0, x7, n_layers*(numpy.where(x9, 0, x11 + x12) + numpy.where(x9, 0, x12 + x14*x17) + numpy.where(x9, 0, n_ff_out*x11 + x12) + numpy.where(x9, 0, n_ff_in*x14*x2*(d_ff*n_active + x13) + x12)), x19*x20 + x20*(x23 + x26*x29 + x30*x40*(d_ff*x35*x37 + x32 + x39/x35) + x40*(d_model*x37*x42 + x17*x38/x42 + x37*x43*x44 + x39/x43 + x45)), x4*(2*n_attn*x1 + 2*b*q_lm*x18 + x1*(2*n_ff/s + 2*x46) + x1*(f_idx*n_layers*x47*(xi_idx*x25 - xi_idx + 1) + w_idx*(2*x25 - 2) + x0*x44*(x28*numpy.where(numpy.greater_equal(k_top, x48), x47, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x50*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x49))) + numpy.where(numpy.greater_equal(ctx_win, x48), x47, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x50*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x49))))))/flops, p*(w_idx*sigma_attn*(x25 - 1) + sigma_attn*x52) + x26*x53 + x51, x7, x20*(n_layers*(x30*(x32 + x36*(d_ff + d_model)) + x36*(d_model + x16) + x36*(d_model + x44) + x45) + x19 + x23 + x29), p*(w_idx*(x22 - 1) + x46 + x52) + x51 + x53
+    return t_kernel*x0, x7, n_layers*(numpy.where(x9, 0, x11 + x12) + numpy.where(x9, 0, x12 + x14*x17) + numpy.where(x9, 0, n_ff_out*x11 + x12) + numpy.where(x9, 0, n_ff_in*x14*x2*(d_ff*n_active + x13) + x12)), x19*x20 + x20*(x23 + x26*x29 + x30*x40*(d_ff*x35*x37 + x32 + x39/x35) + x40*(d_model*x37*x42 + x17*x38/x42 + x37*x43*x44 + x39/x43 + x45)), x0*x1*x4*x44*(x28*numpy.where(numpy.greater_equal(k_top, x48), x47, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x50*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x49))) + numpy.where(numpy.greater_equal(ctx_win, x48), x47, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x50*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x49))))/flops_attn + x4*(2*n_attn*x1 + 2*b*q_lm*x18 + x1*(2*n_ff/s + 2*x46) + x1*(f_idx*n_layers*x47*(xi_idx*x25 - xi_idx + 1) + w_idx*(2*x25 - 2)))/flops, p*(w_idx*sigma_attn*(x25 - 1) + sigma_attn*x52) + x26*x53 + x51, x7, x20*(n_layers*(x30*(x32 + x36*(d_ff + d_model)) + x36*(d_model + x16) + x36*(d_model + x44) + x45) + x19 + x23 + x29), p*(w_idx*(x22 - 1) + x46 + x52) + x51 + x53
 
 
-def physical_torus_1d_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_1d_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return 4*n_layers*t_kernel
 
 
-def physical_torus_1d_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_1d_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_gpu/(n_pp*sigma_attn)
     return 2*n_layers*numpy.where(numpy.less_equal(x0, 1), 0, (1/500000)*x0 - 1/500000 + b*d_model*p_act*q_len*(x0 - 1)/(n_gpu*bw_ar_inter))
 
 
-def physical_torus_1d_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_1d_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return (1/1000000 + (1/4)*b*d_model*p_act*q_len/(n_gpu*bw_ar_inter))*(n_pp - 1)
 
 
-def physical_torus_1d_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_1d_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
     x2 = sigma_attn**(-1.0)
@@ -6106,40 +6519,72 @@ def physical_torus_1d_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, c
     return n_pp*(w_idx*p*x1 + x16*(n_ff_in + n_ff_out)*(d_ff*x12*x9 + d_ff*x5 + x15/x9) + x16*(p*x18*x20 + x11*x13*x22 + x12*x17*x24 + x12*x18*x26 + x15/x24 + x17*x5 + x18*x5 + x18*x25/x22 + x20*x25/x26) + x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, x3))/(hbm_bw*n_gpu)
 
 
-def physical_torus_1d_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_1d_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return n_pp*d_model*vocab*p_emb/(hbm_bw*n_gpu)
 
 
-def physical_torus_1d_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
-    return 0
+def physical_torus_1d_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+    x0 = ctx + (1/2)*q_len - 1/2
+    x1 = 2*d_rope
+    x2 = n_q*q_len
+    x3 = x0*x2*(2*d_head + 2*d_nope + x1)
+    x4 = ctx + q_len - 1
+    x5 = numpy.greater_equal(ctx_win, x4)
+    x6 = numpy.greater_equal(k_top, x4)
+    x7 = numpy.greater(xi_mha, 0)
+    x8 = r_cmp**(-1.0)
+    x9 = x0*x8
+    x10 = x2*(4*c_kv + x1)
+    x11 = 2*ctx*c_kv*n_q*(d_head + d_nope) + x3
+    x12 = numpy.greater_equal(ctx, ctx_win)
+    x13 = ctx**2 - ctx
+    x14 = (1/2)/q_len
+    x15 = x14*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x13)
+    x16 = numpy.greater_equal(ctx, k_top)
+    x17 = k_top*x8
+    x18 = x14*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x13)
+    x19 = x18*x8
+    return b*n_layers*numpy.where(numpy.where(numpy.logical_and(x5, x6), numpy.logical_and(x7, numpy.less(x11, x10*(x0 + x9))), numpy.where(numpy.logical_and(x12, x6), numpy.logical_and(x7, numpy.less(x11, x10*(ctx_win + x9))), numpy.where(x6, numpy.logical_and(x7, numpy.less(x11, x10*(x15 + x9))), numpy.where(numpy.logical_and(x16, x5), numpy.logical_and(x7, numpy.less(x11, x10*(x0 + x17))), numpy.where(numpy.logical_and(x12, x16), numpy.logical_and(x7, numpy.less(x11, x10*(ctx_win + x17))), numpy.where(x16, numpy.logical_and(x7, numpy.less(x11, x10*(x15 + x17))), numpy.where(x5, numpy.logical_and(x7, numpy.less(x11, x10*(x0 + x19))), numpy.where(x12, numpy.logical_and(x7, numpy.less(x11, x10*(ctx_win + x19))), numpy.logical_and(x7, numpy.less(x11, x10*(x15 + x19))))))))))), x3, x10*(x8*numpy.where(x6, x0, numpy.where(x16, k_top, x18)) + numpy.where(x5, x0, numpy.where(x12, ctx_win, x15))))/(flops_attn*n_gpu)
 
 
-def physical_torus_1d_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_1d_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = b*q_len
     x1 = 2*d_model
     x2 = n_gpu/(n_pp*sigma_attn)
     x3 = ctx + (1/2)*q_len - 1/2
-    x4 = 2*d_rope
-    x5 = n_q*q_len
-    x6 = ctx + q_len - 1
-    x7 = ctx**2 - ctx
-    x8 = (1/2)/q_len
-    x9 = x5*(4*c_kv + x4)*(numpy.where(numpy.greater_equal(ctx_win, x6), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x8*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x7))) + numpy.where(numpy.greater_equal(k_top, x6), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x8*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x7)))/r_cmp)
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x9, 2*ctx*c_kv*n_q*(d_head + d_nope) + x3*x5*(2*d_head + 2*d_nope + x4)), x9) + q_len*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2))) + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)))/(flops*n_gpu)
+    x4 = 2*ctx*c_kv*n_q*(d_head + d_nope)
+    x5 = ctx + q_len - 1
+    x6 = numpy.greater_equal(ctx_win, x5)
+    x7 = numpy.greater_equal(k_top, x5)
+    x8 = numpy.greater(xi_mha, 0)
+    x9 = r_cmp**(-1.0)
+    x10 = x3*x9
+    x11 = 2*d_rope
+    x12 = n_q*q_len
+    x13 = x12*(4*c_kv + x11)
+    x14 = x12*x3*(2*d_head + 2*d_nope + x11) + x4
+    x15 = numpy.greater_equal(ctx, ctx_win)
+    x16 = ctx**2 - ctx
+    x17 = (1/2)/q_len
+    x18 = x17*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x16)
+    x19 = numpy.greater_equal(ctx, k_top)
+    x20 = k_top*x9
+    x21 = x17*x9*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x16)
+    return (2*n_attn*x0 + b*n_layers*numpy.where(numpy.where(numpy.logical_and(x6, x7), numpy.logical_and(x8, numpy.less(x14, x13*(x10 + x3))), numpy.where(numpy.logical_and(x15, x7), numpy.logical_and(x8, numpy.less(x14, x13*(ctx_win + x10))), numpy.where(x7, numpy.logical_and(x8, numpy.less(x14, x13*(x10 + x18))), numpy.where(numpy.logical_and(x19, x6), numpy.logical_and(x8, numpy.less(x14, x13*(x20 + x3))), numpy.where(numpy.logical_and(x15, x19), numpy.logical_and(x8, numpy.less(x14, x13*(ctx_win + x20))), numpy.where(x19, numpy.logical_and(x8, numpy.less(x14, x13*(x18 + x20))), numpy.where(x6, numpy.logical_and(x8, numpy.less(x14, x13*(x21 + x3))), numpy.where(x15, numpy.logical_and(x8, numpy.less(x14, x13*(ctx_win + x21))), numpy.logical_and(x8, numpy.less(x14, x13*(x18 + x21))))))))))), x4, 0) + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2)))/(flops*n_gpu)
 
 
-def physical_torus_1d_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_1d_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_gpu/(n_pp*sigma_attn)
     return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, x0) + p*(w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + n_ff))
 
 
-def physical_torus_1d_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_1d_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     x1 = n_gpu/(n_pp*sigma_attn)
     return 2*n_layers*numpy.where(numpy.less_equal(x1, 1), 0, x0*(x1 - 1) + (1/500000)*x1 - 1/500000) + (n_pp - 1)*((1/4)*x0 + 1/1000000)
 
 
-def physical_torus_1d_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_1d_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_pp/(hbm_bw*n_gpu)
     x1 = n_pp**(-1.0)
     x2 = n_gpu*x1
@@ -6171,21 +6616,38 @@ def physical_torus_1d_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_a
     return d_model*vocab*p_emb*x0 + x0*(w_idx*p*x2 + x17*(n_ff_in + n_ff_out)*(d_ff*x10*x13 + d_ff*x6 + x16/x10) + x17*(p*x19*x21 + x12*x14*x23 + x13*x18*x25 + x13*x19*x27 + x16/x25 + x18*x6 + x19*x6 + x19*x26/x23 + x21*x26/x27) + x5*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, x4))
 
 
-def physical_torus_1d_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
-    x0 = b*q_len
-    x1 = 2*d_model
-    x2 = n_gpu/(n_pp*sigma_attn)
-    x3 = ctx + (1/2)*q_len - 1/2
-    x4 = 2*d_rope
-    x5 = n_q*q_len
+def physical_torus_1d_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+    x0 = n_gpu**(-1.0)
+    x1 = b*q_len
+    x2 = 2*d_model
+    x3 = n_gpu/(n_pp*sigma_attn)
+    x4 = ctx + (1/2)*q_len - 1/2
+    x5 = 2*ctx*c_kv*n_q*(d_head + d_nope)
     x6 = ctx + q_len - 1
-    x7 = ctx**2 - ctx
-    x8 = (1/2)/q_len
-    x9 = x5*(4*c_kv + x4)*(numpy.where(numpy.greater_equal(ctx_win, x6), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x8*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x7))) + numpy.where(numpy.greater_equal(k_top, x6), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x8*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x7)))/r_cmp)
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x9, 2*ctx*c_kv*n_q*(d_head + d_nope) + x3*x5*(2*d_head + 2*d_nope + x4)), x9) + q_len*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2))) + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)))/(flops*n_gpu)
+    x7 = numpy.greater_equal(ctx_win, x6)
+    x8 = numpy.greater_equal(k_top, x6)
+    x9 = numpy.greater(xi_mha, 0)
+    x10 = r_cmp**(-1.0)
+    x11 = x10*x4
+    x12 = 2*d_rope
+    x13 = n_q*q_len
+    x14 = x13*(4*c_kv + x12)
+    x15 = x13*x4*(2*d_head + 2*d_nope + x12)
+    x16 = x15 + x5
+    x17 = numpy.greater_equal(ctx, ctx_win)
+    x18 = ctx**2 - ctx
+    x19 = (1/2)/q_len
+    x20 = x19*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x18)
+    x21 = numpy.greater_equal(ctx, k_top)
+    x22 = k_top*x10
+    x23 = x19*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x18)
+    x24 = x10*x23
+    x25 = numpy.where(numpy.logical_and(x7, x8), numpy.logical_and(x9, numpy.greater(x14*(x11 + x4), x16)), numpy.where(numpy.logical_and(x17, x8), numpy.logical_and(x9, numpy.greater(x14*(ctx_win + x11), x16)), numpy.where(x8, numpy.logical_and(x9, numpy.less(x16, x14*(x11 + x20))), numpy.where(numpy.logical_and(x21, x7), numpy.logical_and(x9, numpy.greater(x14*(x22 + x4), x16)), numpy.where(numpy.logical_and(x17, x21), numpy.logical_and(x9, numpy.greater(x14*(ctx_win + x22), x16)), numpy.where(x21, numpy.logical_and(x9, numpy.less(x16, x14*(x20 + x22))), numpy.where(x7, numpy.logical_and(x9, numpy.less(x16, x14*(x24 + x4))), numpy.where(x17, numpy.logical_and(x9, numpy.less(x16, x14*(ctx_win + x24))), numpy.logical_and(x9, numpy.less(x16, x14*(x20 + x24)))))))))))
+    x26 = b*n_layers
+    return x0*x26*numpy.where(x25, x15, x14*(x10*numpy.where(x8, x4, numpy.where(x21, k_top, x23)) + numpy.where(x7, x4, numpy.where(x17, ctx_win, x20))))/flops_attn + x0*(2*n_attn*x1 + b*vocab*q_lm*x2 + x1*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x2*(n_ff_in + n_ff_out)) + x1*(f_idx*n_layers*x4*(xi_idx*x3 - xi_idx + 1) + w_idx*(2*x3 - 2)) + x26*numpy.where(x25, x5, 0))/flops
 
 
-def physical_torus_1d_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_1d_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_gpu**(-1.0)
     x1 = b*q_len
     x2 = p_act*x1
@@ -6198,64 +6660,79 @@ def physical_torus_1d_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_
     x9 = x8 - 1
     x10 = 2*n_layers
     x11 = x10*numpy.where(numpy.less_equal(x8, 1), 0, x4*x9 + (1/500000)*x8 - 1/500000) + (n_pp - 1)*((1/4)*x4 + 1/1000000)
-    x12 = d_model*vocab
-    x13 = n_ff_in + n_ff_out
-    x14 = ctx + (1/2)*q_len - 1/2
-    x15 = 2*n_q
-    x16 = 2*d_rope
-    x17 = n_q*q_len
-    x18 = ctx + q_len - 1
-    x19 = ctx**2 - ctx
-    x20 = (1/2)/q_len
-    x21 = r_cmp**(-1.0)
-    x22 = x17*(4*c_kv + x16)*(x21*numpy.where(numpy.greater_equal(k_top, x18), x14, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x20*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x19))) + numpy.where(numpy.greater_equal(ctx_win, x18), x14, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x20*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x19))))
-    x23 = n_pp*x0/hbm_bw
-    x24 = kv_win*numpy.minimum(ctx, ctx_win)
-    x25 = b*numpy.maximum(1, x8)
-    x26 = d_model*p
-    x27 = numpy.sqrt(d_model)
-    x28 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x29 = x27*x28
-    x30 = numpy.minimum(x8, numpy.maximum(1, x29/numpy.sqrt(d_ff)))
-    x31 = x5*x6
-    x32 = x2*x31
-    x33 = n_gpu/(n_pp**2*sigma_attn**2)
-    x34 = x3*x33
-    x35 = sigma_attn*n_layers
-    x36 = d_head*n_q
-    x37 = c_kv + c_q
-    x38 = n_q + x15/g
-    x39 = d_head*x38
-    x40 = numpy.sqrt(x37)
-    x41 = numpy.minimum(x8, numpy.maximum(1, x28*x40/x27))
-    x42 = numpy.sqrt(d_head)
-    x43 = numpy.minimum(x8, numpy.maximum(1, x29/(numpy.sqrt(n_q)*x42)))
-    x44 = x2*x33
-    x45 = numpy.minimum(x8, numpy.maximum(1, x28*numpy.sqrt(x38)*x42/x40))
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + p*(w_idx*sigma_attn*x9 + sigma_attn*(n_attn + n_ff)) + x25*(st_cmp + ctx*(kv_idx + kv_bytes) + x24))), 4*n_layers*t_kernel + x11*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x11, x0*(2*n_attn*x1 + 2*b*q_lm*x12 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x22, ctx*c_kv*x15*(d_head + d_nope) + x14*x17*(2*d_head + 2*d_nope + x16)), x22) + q_len*(f_idx*n_layers*x14*(xi_idx*x8 - xi_idx + 1) + w_idx*(2*x8 - 2))) + x1*(2*n_ff/s + d_model*d_ff_shared*n_sh*x10*x13))/flops), p_emb*x12*x23 + x23*(w_idx*p*x7 + x13*x35*(d_ff*x26 + d_ff*x30*x32 + x34/x30) + x25*x6*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x21 + x24) + x35*(p*x37*x39 + x26*x36 + x26*x37 + x3*x31*x41 + x32*x36*x43 + x32*x37*x45 + x34/x43 + x37*x44/x41 + x39*x44/x45))), numpy.inf)
+    x12 = n_pp*x0/hbm_bw
+    x13 = d_model*vocab
+    x14 = kv_win*numpy.minimum(ctx, ctx_win)
+    x15 = r_cmp**(-1.0)
+    x16 = b*numpy.maximum(1, x8)
+    x17 = n_ff_in + n_ff_out
+    x18 = d_model*p
+    x19 = numpy.sqrt(d_model)
+    x20 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x21 = x19*x20
+    x22 = numpy.minimum(x8, numpy.maximum(1, x21/numpy.sqrt(d_ff)))
+    x23 = x5*x6
+    x24 = x2*x23
+    x25 = n_gpu/(n_pp**2*sigma_attn**2)
+    x26 = x25*x3
+    x27 = sigma_attn*n_layers
+    x28 = d_head*n_q
+    x29 = c_kv + c_q
+    x30 = 2*n_q
+    x31 = n_q + x30/g
+    x32 = d_head*x31
+    x33 = numpy.sqrt(x29)
+    x34 = numpy.minimum(x8, numpy.maximum(1, x20*x33/x19))
+    x35 = numpy.sqrt(d_head)
+    x36 = numpy.minimum(x8, numpy.maximum(1, x21/(numpy.sqrt(n_q)*x35)))
+    x37 = x2*x25
+    x38 = numpy.minimum(x8, numpy.maximum(1, x20*numpy.sqrt(x31)*x35/x33))
+    x39 = ctx + (1/2)*q_len - 1/2
+    x40 = ctx*c_kv*x30*(d_head + d_nope)
+    x41 = ctx + q_len - 1
+    x42 = numpy.greater_equal(ctx_win, x41)
+    x43 = numpy.greater_equal(k_top, x41)
+    x44 = numpy.greater(xi_mha, 0)
+    x45 = x15*x39
+    x46 = 2*d_rope
+    x47 = n_q*q_len
+    x48 = x47*(4*c_kv + x46)
+    x49 = x39*x47*(2*d_head + 2*d_nope + x46)
+    x50 = x40 + x49
+    x51 = numpy.greater_equal(ctx, ctx_win)
+    x52 = ctx**2 - ctx
+    x53 = (1/2)/q_len
+    x54 = x53*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x52)
+    x55 = numpy.greater_equal(ctx, k_top)
+    x56 = k_top*x15
+    x57 = x53*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x52)
+    x58 = x15*x57
+    x59 = numpy.where(numpy.logical_and(x42, x43), numpy.logical_and(x44, numpy.greater(x48*(x39 + x45), x50)), numpy.where(numpy.logical_and(x43, x51), numpy.logical_and(x44, numpy.greater(x48*(ctx_win + x45), x50)), numpy.where(x43, numpy.logical_and(x44, numpy.less(x50, x48*(x45 + x54))), numpy.where(numpy.logical_and(x42, x55), numpy.logical_and(x44, numpy.greater(x48*(x39 + x56), x50)), numpy.where(numpy.logical_and(x51, x55), numpy.logical_and(x44, numpy.greater(x48*(ctx_win + x56), x50)), numpy.where(x55, numpy.logical_and(x44, numpy.less(x50, x48*(x54 + x56))), numpy.where(x42, numpy.logical_and(x44, numpy.less(x50, x48*(x39 + x58))), numpy.where(x51, numpy.logical_and(x44, numpy.less(x50, x48*(ctx_win + x58))), numpy.logical_and(x44, numpy.less(x50, x48*(x54 + x58)))))))))))
+    x60 = b*n_layers
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + p*(w_idx*sigma_attn*x9 + sigma_attn*(n_attn + n_ff)) + x16*(st_cmp + ctx*(kv_idx + kv_bytes) + x14))), 4*n_layers*t_kernel + x11*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x11, p_emb*x12*x13 + x12*(w_idx*p*x7 + x16*x6*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x15 + x14) + x17*x27*(d_ff*x18 + d_ff*x22*x24 + x26/x22) + x27*(p*x29*x32 + x18*x28 + x18*x29 + x23*x3*x34 + x24*x28*x36 + x24*x29*x38 + x26/x36 + x29*x37/x34 + x32*x37/x38))), x0*x60*numpy.where(x59, x49, x48*(x15*numpy.where(x43, x39, numpy.where(x55, k_top, x57)) + numpy.where(x42, x39, numpy.where(x51, ctx_win, x54))))/flops_attn + x0*(2*n_attn*x1 + 2*b*q_lm*x13 + x1*(2*n_ff/s + d_model*d_ff_shared*n_sh*x10*x17) + x1*(f_idx*n_layers*x39*(xi_idx*x8 - xi_idx + 1) + w_idx*(2*x8 - 2)) + x60*numpy.where(x59, x40, 0))/flops), numpy.inf)
 
 
-def physical_torus_1d_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_1d_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_gpu/(n_pp*sigma_attn)
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, x0) + p*(w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + n_ff)))), 1, 0)
 
 
-def physical_torus_1d_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_1d_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return 4*n_layers*t_kernel + (1/1000000 + (1/4)*b*d_model*p_act*q_len/(n_gpu*bw_ar_inter))*(n_pp - 1)
 
 
-def physical_torus_1d_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_1d_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_gpu/(n_pp*sigma_attn)
     return (1/1000000)*n_pp + 2*n_layers*numpy.where(numpy.less_equal(x0, 1), 0, (1/500000)*x0 - 1/500000) - 1/1000000
 
 
-def physical_torus_1d_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_1d_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     x1 = n_gpu/(n_pp*sigma_attn)
     return 2*n_layers*numpy.where(numpy.less_equal(x1, 1), 0, x0*(x1 - 1)) + (1/4)*x0*(n_pp - 1)
 
 
-def physical_torus_1d_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_1d_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_gpu**(-1.0)
     x1 = b*q_len
     x2 = (1/1000000 + (1/4)*d_model*p_act*x0*x1/bw_ar_inter)*(n_pp - 1)
@@ -6275,28 +6752,43 @@ def physical_torus_1d_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx,
     x16 = d_model*d_ff_shared*n_layers*n_sh*x15
     x17 = x5/sigma_attn
     x18 = ctx + (1/2)*q_len - 1/2
-    x19 = 2*d_rope
-    x20 = n_q*q_len
-    x21 = ctx + q_len - 1
-    x22 = ctx**2 - ctx
-    x23 = (1/2)/q_len
-    x24 = x20*(4*c_kv + x19)*(x7*numpy.where(numpy.greater_equal(k_top, x21), x18, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x23*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x22))) + numpy.where(numpy.greater_equal(ctx_win, x21), x18, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x23*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x22))))
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(st_cmp + ctx*(kv_idx + kv_bytes) + x6) + p*(n_attn + n_ff + w_idx*(x5 - 1) + x16))), 4*n_layers*t_kernel + x2*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x2, n_pp*x0*(w_idx*p*x5 + n_layers*(p*x11*x14 + x10*x11 + x10*x9 + x12*(d_model + x11) + x12*(d_model + x9) + x12*(x11 + x14) + x15*(d_ff*x10 + x12*(d_ff + d_model))) + p_emb*x3 + x8*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x7 + x6))/hbm_bw), x0*(2*n_attn*x1 + 2*b*q_lm*x3 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x24, ctx*c_kv*x13*(d_head + d_nope) + x18*x20*(2*d_head + 2*d_nope + x19)), x24) + q_len*(f_idx*n_layers*x18*(xi_idx*x17 - xi_idx + 1) + w_idx*(2*x17 - 2))) + x1*(2*n_ff/s + 2*x16))/flops), numpy.inf)
+    x19 = ctx*c_kv*x13*(d_head + d_nope)
+    x20 = ctx + q_len - 1
+    x21 = numpy.greater_equal(ctx_win, x20)
+    x22 = numpy.greater_equal(k_top, x20)
+    x23 = numpy.greater(xi_mha, 0)
+    x24 = x18*x7
+    x25 = 2*d_rope
+    x26 = n_q*q_len
+    x27 = x26*(4*c_kv + x25)
+    x28 = x18*x26*(2*d_head + 2*d_nope + x25)
+    x29 = x19 + x28
+    x30 = numpy.greater_equal(ctx, ctx_win)
+    x31 = ctx**2 - ctx
+    x32 = (1/2)/q_len
+    x33 = x32*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x31)
+    x34 = numpy.greater_equal(ctx, k_top)
+    x35 = k_top*x7
+    x36 = x32*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x31)
+    x37 = x36*x7
+    x38 = numpy.where(numpy.logical_and(x21, x22), numpy.logical_and(x23, numpy.greater(x27*(x18 + x24), x29)), numpy.where(numpy.logical_and(x22, x30), numpy.logical_and(x23, numpy.greater(x27*(ctx_win + x24), x29)), numpy.where(x22, numpy.logical_and(x23, numpy.less(x29, x27*(x24 + x33))), numpy.where(numpy.logical_and(x21, x34), numpy.logical_and(x23, numpy.greater(x27*(x18 + x35), x29)), numpy.where(numpy.logical_and(x30, x34), numpy.logical_and(x23, numpy.greater(x27*(ctx_win + x35), x29)), numpy.where(x34, numpy.logical_and(x23, numpy.less(x29, x27*(x33 + x35))), numpy.where(x21, numpy.logical_and(x23, numpy.less(x29, x27*(x18 + x37))), numpy.where(x30, numpy.logical_and(x23, numpy.less(x29, x27*(ctx_win + x37))), numpy.logical_and(x23, numpy.less(x29, x27*(x33 + x37)))))))))))
+    x39 = b*n_layers
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(st_cmp + ctx*(kv_idx + kv_bytes) + x6) + p*(n_attn + n_ff + w_idx*(x5 - 1) + x16))), 4*n_layers*t_kernel + x2*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x2, n_pp*x0*(w_idx*p*x5 + n_layers*(p*x11*x14 + x10*x11 + x10*x9 + x12*(d_model + x11) + x12*(d_model + x9) + x12*(x11 + x14) + x15*(d_ff*x10 + x12*(d_ff + d_model))) + p_emb*x3 + x8*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x7 + x6))/hbm_bw), x0*x39*numpy.where(x38, x28, x27*(x7*numpy.where(x22, x18, numpy.where(x34, k_top, x36)) + numpy.where(x21, x18, numpy.where(x30, ctx_win, x33))))/flops_attn + x0*(2*n_attn*x1 + 2*b*q_lm*x3 + x1*(2*n_ff/s + 2*x16) + x1*(f_idx*n_layers*x18*(xi_idx*x17 - xi_idx + 1) + w_idx*(2*x17 - 2)) + x39*numpy.where(x38, x19, 0))/flops), numpy.inf)
 
 
-def physical_torus_1d_mla__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_1d_mla__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return (1/1000000 + (1/4)*b*d_model*p_act*q_len/(n_gpu*bw_ar_inter))*(n_pp - 1)
 
 
-def physical_torus_1d_mla__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_1d_mla__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return (1/1000000)*n_pp - 1/1000000
 
 
-def physical_torus_1d_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_1d_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def physical_torus_1d_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_1d_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_pp**(-1.0)
     x1 = b*x0
     x2 = d_head*n_q
@@ -6307,11 +6799,11 @@ def physical_torus_1d_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, 
     return n_pp*(n_gpu*w_idx*p*x0 + d_model*vocab*p_emb + n_layers*(p*x4*x6 + x2*x3 + x3*x4 + x5*(d_model + x2) + x5*(d_model + x4) + x5*(x4 + x6) + (n_ff_in + n_ff_out)*(d_ff*x3 + x5*(d_ff + d_model))) + x1*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp))/(hbm_bw*n_gpu)
 
 
-def physical_torus_1d_mla__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_1d_mla__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes)) + p*(n_attn + n_ff + w_idx*(n_gpu/n_pp - 1) + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
-def physical_torus_1d_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_1d_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_gpu**(-1.0)
     x1 = b*q_len
     x2 = p_act*x1
@@ -6358,19 +6850,34 @@ def physical_torus_1d_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_ac
     x43 = p*x32*x42 + x21*x32 + x21*x41
     x44 = d_model*d_ff_shared*n_sh*x20
     x45 = ctx + (1/2)*q_len - 1/2
-    x46 = 2*d_rope
-    x47 = n_q*q_len
-    x48 = ctx + q_len - 1
-    x49 = ctx**2 - ctx
-    x50 = (1/2)/q_len
-    x51 = x47*(4*c_kv + x46)*(x18*numpy.where(numpy.greater_equal(k_top, x48), x45, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x50*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x49))) + numpy.where(numpy.greater_equal(ctx_win, x48), x45, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x50*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x49))))
-    x52 = n_unembed*p_emb
-    x53 = n_attn + n_ff
-    x54 = b*(st_cmp + ctx*(kv_idx + kv_bytes) + x17)
-    return 4*n_layers*t_kernel, x5, x11*numpy.where(numpy.less_equal(x9, 1), 0, x10*x4 + (1/500000)*x9 - 1/500000), x13*x14 + x14*(x15 + x16*x19 + x20*x31*(d_ff*x26*x28 + x22 + x30/x26) + x31*(d_model*x28*x34 + x28*x32*x38 + x28*x39*x41 + x30/x39 + x32*x40/x34 + x43 + x40*x42/x38)), x0*(2*n_attn*x1 + 2*b*q_lm*x12 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x51, ctx*c_kv*x36*(d_head + d_nope) + x45*x47*(2*d_head + 2*d_nope + x46)), x51) + q_len*(f_idx*n_layers*x45*(xi_idx*x9 - xi_idx + 1) + w_idx*(2*x9 - 2))) + x1*(2*n_ff/s + x11*x44))/flops, p*(w_idx*sigma_attn*x10 + sigma_attn*x53) + x16*x54 + x52, x5, x14*(n_layers*(x20*(x22 + x27*(d_ff + d_model)) + x27*(d_model + x32) + x27*(d_model + x41) + x27*(x32 + x42) + x43) + x13 + x15 + x19), p*(w_idx*(x8 - 1) + n_layers*x44 + x53) + x52 + x54
+    x46 = ctx*c_kv*x36*(d_head + d_nope)
+    x47 = ctx + q_len - 1
+    x48 = numpy.greater_equal(ctx_win, x47)
+    x49 = numpy.greater_equal(k_top, x47)
+    x50 = numpy.greater(xi_mha, 0)
+    x51 = x18*x45
+    x52 = 2*d_rope
+    x53 = n_q*q_len
+    x54 = x53*(4*c_kv + x52)
+    x55 = x45*x53*(2*d_head + 2*d_nope + x52)
+    x56 = x46 + x55
+    x57 = numpy.greater_equal(ctx, ctx_win)
+    x58 = ctx**2 - ctx
+    x59 = (1/2)/q_len
+    x60 = x59*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x58)
+    x61 = numpy.greater_equal(ctx, k_top)
+    x62 = k_top*x18
+    x63 = x59*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x58)
+    x64 = x18*x63
+    x65 = numpy.where(numpy.logical_and(x48, x49), numpy.logical_and(x50, numpy.greater(x54*(x45 + x51), x56)), numpy.where(numpy.logical_and(x49, x57), numpy.logical_and(x50, numpy.greater(x54*(ctx_win + x51), x56)), numpy.where(x49, numpy.logical_and(x50, numpy.less(x56, x54*(x51 + x60))), numpy.where(numpy.logical_and(x48, x61), numpy.logical_and(x50, numpy.greater(x54*(x45 + x62), x56)), numpy.where(numpy.logical_and(x57, x61), numpy.logical_and(x50, numpy.greater(x54*(ctx_win + x62), x56)), numpy.where(x61, numpy.logical_and(x50, numpy.less(x56, x54*(x60 + x62))), numpy.where(x48, numpy.logical_and(x50, numpy.less(x56, x54*(x45 + x64))), numpy.where(x57, numpy.logical_and(x50, numpy.less(x56, x54*(ctx_win + x64))), numpy.logical_and(x50, numpy.less(x56, x54*(x60 + x64)))))))))))
+    x66 = b*n_layers
+    x67 = n_unembed*p_emb
+    x68 = n_attn + n_ff
+    x69 = b*(st_cmp + ctx*(kv_idx + kv_bytes) + x17)
+    return 4*n_layers*t_kernel, x5, x11*numpy.where(numpy.less_equal(x9, 1), 0, x10*x4 + (1/500000)*x9 - 1/500000), x13*x14 + x14*(x15 + x16*x19 + x20*x31*(d_ff*x26*x28 + x22 + x30/x26) + x31*(d_model*x28*x34 + x28*x32*x38 + x28*x39*x41 + x30/x39 + x32*x40/x34 + x43 + x40*x42/x38)), x0*x66*numpy.where(x65, x55, x54*(x18*numpy.where(x49, x45, numpy.where(x61, k_top, x63)) + numpy.where(x48, x45, numpy.where(x57, ctx_win, x60))))/flops_attn + x0*(2*n_attn*x1 + 2*b*q_lm*x12 + x1*(2*n_ff/s + x11*x44) + x1*(f_idx*n_layers*x45*(xi_idx*x9 - xi_idx + 1) + w_idx*(2*x9 - 2)) + x66*numpy.where(x65, x46, 0))/flops, p*(w_idx*sigma_attn*x10 + sigma_attn*x68) + x16*x69 + x67, x5, x14*(n_layers*(x20*(x22 + x27*(d_ff + d_model)) + x27*(d_model + x32) + x27*(d_model + x41) + x27*(x32 + x42) + x43) + x13 + x15 + x19), p*(w_idx*(x8 - 1) + n_layers*x44 + x68) + x67 + x69
 
 
-def physical_torus_1d_mla__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_1d_mla__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = 4*n_layers*t_kernel
     x1 = 1 - omega_net
     x2 = b*q_len
@@ -6406,53 +6913,68 @@ def physical_torus_1d_mla__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_a
     x32 = sigma_attn**(-1.0)
     x33 = x12*x32
     x34 = ctx + (1/2)*q_len - 1/2
-    x35 = 2*d_rope
-    x36 = n_q*q_len
-    x37 = ctx + q_len - 1
-    x38 = ctx**2 - ctx
-    x39 = (1/2)/q_len
-    x40 = x36*(4*c_kv + x35)*(x15*numpy.where(numpy.greater_equal(k_top, x37), x34, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x39*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x38))) + numpy.where(numpy.greater_equal(ctx_win, x37), x34, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x39*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x38))))
-    x41 = x5*(2*n_attn*x2 + 2*b*q_lm*x9 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x40, ctx*c_kv*x24*(d_head + d_nope) + x34*x36*(2*d_head + 2*d_nope + x35)), x40) + q_len*(f_idx*n_layers*x34*(xi_idx*x33 - xi_idx + 1) + w_idx*(2*x33 - 2))) + x2*(2*n_ff/s + x29*x31))/flops
-    x42 = numpy.greater_equal(n_gpu, n_pp)
-    x43 = numpy.less_equal(n_pp, b)
-    x44 = hbm_cap*n_gpu
-    x45 = n_unembed*p_emb
-    x46 = b*(st_cmp + ctx*(kv_idx + kv_bytes) + x14)
-    x47 = n_attn + n_ff
-    x48 = numpy.where(numpy.logical_and(numpy.logical_and(x42, x43), numpy.greater_equal(x44, p*(w_idx*(x12 - 1) + n_layers*x31 + x47) + x45 + x46)), x0 + x1*x8 + numpy.maximum(numpy.maximum(x41, omega_net*x8), x28*(n_layers*(x18*(x20 + x21*(d_ff + d_model)) + x21*(d_model + x22) + x21*(d_model + x23) + x21*(x23 + x26) + x27) + x10 + x13 + x17)), numpy.inf)
-    x49 = x33 - 1
-    x50 = x29*numpy.where(numpy.less_equal(x33, 1), 0, (1/500000)*x33 + x49*x7 - 1/500000) + x8
-    x51 = numpy.maximum(1, x33)
-    x52 = numpy.sqrt(d_model)
-    x53 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x54 = x52*x53
-    x55 = numpy.minimum(x33, numpy.maximum(1, x54/numpy.sqrt(d_ff)))
-    x56 = x21*x32
-    x57 = n_gpu/(n_pp**2*sigma_attn**2)
-    x58 = x4*x57
-    x59 = sigma_attn*n_layers
-    x60 = numpy.sqrt(x23)
-    x61 = numpy.minimum(x33, numpy.maximum(1, x53*x60/x52))
-    x62 = numpy.sqrt(d_head)
-    x63 = numpy.minimum(x33, numpy.maximum(1, numpy.sqrt(x25)*x53*x62/x60))
-    x64 = numpy.minimum(x33, numpy.maximum(1, x54/(numpy.sqrt(n_q)*x62)))
-    x65 = x3*x57
-    x66 = x10*x28 + x28*(x13 + x17*x51 + x18*x59*(d_ff*x55*x56 + x20 + x58/x55) + x59*(d_model*x56*x61 + x22*x56*x64 + x23*x56*x63 + x23*x65/x61 + x26*x65/x63 + x27 + x58/x64))
-    x67 = numpy.logical_and(numpy.logical_and(x42, x43), numpy.greater_equal(x44, p*(w_idx*sigma_attn*x49 + sigma_attn*x47) + x45 + x46*x51))
-    x68 = numpy.less_equal(x53, 1)
-    x69 = x53 - 1
-    x70 = x69*x7
-    x71 = (1/500000)*x53 - 1/500000
-    x72 = x3*x6*x69
-    x73 = n_layers*(numpy.where(x68, 0, x70 + x71) + numpy.where(x68, 0, n_ff_out*x70 + x71) + numpy.where(x68, 0, x26*x72 + x71) + numpy.where(x68, 0, n_ff_in*x72*(d_ff*n_active + x30) + x71)) + x8
-    return x48, numpy.where(x67, x0 + x1*x50 + numpy.maximum(numpy.maximum(x41, x66), omega_net*x50), numpy.inf), x48, numpy.where(x67, x0 + x1*x73 + numpy.maximum(numpy.maximum(x41, x66), omega_net*x73), numpy.inf)
+    x35 = ctx*c_kv*x24*(d_head + d_nope)
+    x36 = ctx + q_len - 1
+    x37 = numpy.greater_equal(ctx_win, x36)
+    x38 = numpy.greater_equal(k_top, x36)
+    x39 = numpy.greater(xi_mha, 0)
+    x40 = x15*x34
+    x41 = 2*d_rope
+    x42 = n_q*q_len
+    x43 = x42*(4*c_kv + x41)
+    x44 = x34*x42*(2*d_head + 2*d_nope + x41)
+    x45 = x35 + x44
+    x46 = numpy.greater_equal(ctx, ctx_win)
+    x47 = ctx**2 - ctx
+    x48 = (1/2)/q_len
+    x49 = x48*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x47)
+    x50 = numpy.greater_equal(ctx, k_top)
+    x51 = k_top*x15
+    x52 = x48*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x47)
+    x53 = x15*x52
+    x54 = numpy.where(numpy.logical_and(x37, x38), numpy.logical_and(x39, numpy.greater(x43*(x34 + x40), x45)), numpy.where(numpy.logical_and(x38, x46), numpy.logical_and(x39, numpy.greater(x43*(ctx_win + x40), x45)), numpy.where(x38, numpy.logical_and(x39, numpy.less(x45, x43*(x40 + x49))), numpy.where(numpy.logical_and(x37, x50), numpy.logical_and(x39, numpy.greater(x43*(x34 + x51), x45)), numpy.where(numpy.logical_and(x46, x50), numpy.logical_and(x39, numpy.greater(x43*(ctx_win + x51), x45)), numpy.where(x50, numpy.logical_and(x39, numpy.less(x45, x43*(x49 + x51))), numpy.where(x37, numpy.logical_and(x39, numpy.less(x45, x43*(x34 + x53))), numpy.where(x46, numpy.logical_and(x39, numpy.less(x45, x43*(ctx_win + x53))), numpy.logical_and(x39, numpy.less(x45, x43*(x49 + x53)))))))))))
+    x55 = b*n_layers
+    x56 = x5*x55*numpy.where(x54, x44, x43*(x15*numpy.where(x38, x34, numpy.where(x50, k_top, x52)) + numpy.where(x37, x34, numpy.where(x46, ctx_win, x49))))/flops_attn + x5*(2*n_attn*x2 + 2*b*q_lm*x9 + x2*(2*n_ff/s + x29*x31) + x2*(f_idx*n_layers*x34*(xi_idx*x33 - xi_idx + 1) + w_idx*(2*x33 - 2)) + x55*numpy.where(x54, x35, 0))/flops
+    x57 = numpy.greater_equal(n_gpu, n_pp)
+    x58 = numpy.less_equal(n_pp, b)
+    x59 = hbm_cap*n_gpu
+    x60 = n_unembed*p_emb
+    x61 = b*(st_cmp + ctx*(kv_idx + kv_bytes) + x14)
+    x62 = n_attn + n_ff
+    x63 = numpy.where(numpy.logical_and(numpy.logical_and(x57, x58), numpy.greater_equal(x59, p*(w_idx*(x12 - 1) + n_layers*x31 + x62) + x60 + x61)), x0 + x1*x8 + numpy.maximum(numpy.maximum(x56, omega_net*x8), x28*(n_layers*(x18*(x20 + x21*(d_ff + d_model)) + x21*(d_model + x22) + x21*(d_model + x23) + x21*(x23 + x26) + x27) + x10 + x13 + x17)), numpy.inf)
+    x64 = x33 - 1
+    x65 = x29*numpy.where(numpy.less_equal(x33, 1), 0, (1/500000)*x33 + x64*x7 - 1/500000) + x8
+    x66 = numpy.maximum(1, x33)
+    x67 = numpy.sqrt(d_model)
+    x68 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x69 = x67*x68
+    x70 = numpy.minimum(x33, numpy.maximum(1, x69/numpy.sqrt(d_ff)))
+    x71 = x21*x32
+    x72 = n_gpu/(n_pp**2*sigma_attn**2)
+    x73 = x4*x72
+    x74 = sigma_attn*n_layers
+    x75 = numpy.sqrt(x23)
+    x76 = numpy.minimum(x33, numpy.maximum(1, x68*x75/x67))
+    x77 = numpy.sqrt(d_head)
+    x78 = numpy.minimum(x33, numpy.maximum(1, numpy.sqrt(x25)*x68*x77/x75))
+    x79 = numpy.minimum(x33, numpy.maximum(1, x69/(numpy.sqrt(n_q)*x77)))
+    x80 = x3*x72
+    x81 = x10*x28 + x28*(x13 + x17*x66 + x18*x74*(d_ff*x70*x71 + x20 + x73/x70) + x74*(d_model*x71*x76 + x22*x71*x79 + x23*x71*x78 + x23*x80/x76 + x26*x80/x78 + x27 + x73/x79))
+    x82 = numpy.logical_and(numpy.logical_and(x57, x58), numpy.greater_equal(x59, p*(w_idx*sigma_attn*x64 + sigma_attn*x62) + x60 + x61*x66))
+    x83 = numpy.less_equal(x68, 1)
+    x84 = x68 - 1
+    x85 = x7*x84
+    x86 = (1/500000)*x68 - 1/500000
+    x87 = x3*x6*x84
+    x88 = n_layers*(numpy.where(x83, 0, x85 + x86) + numpy.where(x83, 0, n_ff_out*x85 + x86) + numpy.where(x83, 0, x26*x87 + x86) + numpy.where(x83, 0, n_ff_in*x87*(d_ff*n_active + x30) + x86)) + x8
+    return x63, numpy.where(x82, x0 + x1*x65 + numpy.maximum(numpy.maximum(x56, x81), omega_net*x65), numpy.inf), x63, numpy.where(x82, x0 + x1*x88 + numpy.maximum(numpy.maximum(x56, x81), omega_net*x88), numpy.inf)
 
 
-def physical_torus_2d_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_2d_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return 4*n_layers*t_kernel
 
 
-def physical_torus_2d_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_2d_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
     x1 = numpy.less_equal(x0, 1)
     x2 = b*p_act*q_len*(x0 - 1)/(n_gpu*bw_ar_inter)
@@ -6461,11 +6983,11 @@ def physical_torus_2d_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, 
     return n_layers*(numpy.where(x1, 0, x3 + x4) + numpy.where(x1, 0, n_ff_out*x3 + x4) + numpy.where(x1, 0, d_head*x2*(n_q + 2*n_q/g) + x4) + numpy.where(x1, 0, n_ff_in*x2*(d_ff*n_active + d_ff_shared*n_sh) + x4))
 
 
-def physical_torus_2d_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_2d_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return (1/1000000 + (1/4)*b*d_model*p_act*q_len/(n_gpu*bw_ar_inter))*(n_pp - 1)
 
 
-def physical_torus_2d_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_2d_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
     x2 = sigma_attn**(-1.0)
@@ -6496,34 +7018,66 @@ def physical_torus_2d_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, c
     return n_pp*(w_idx*p*x1 + x16*(n_ff_in + n_ff_out)*(d_ff*x12*x9 + d_ff*x5 + x15/x9) + x16*(p*x18*x20 + x11*x13*x22 + x12*x17*x24 + x12*x18*x26 + x15/x24 + x17*x5 + x18*x5 + x18*x25/x22 + x20*x25/x26) + x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, x3))/(hbm_bw*n_gpu)
 
 
-def physical_torus_2d_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_2d_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return n_pp*d_model*vocab*p_emb/(hbm_bw*n_gpu)
 
 
-def physical_torus_2d_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
-    return 0
+def physical_torus_2d_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+    x0 = ctx + (1/2)*q_len - 1/2
+    x1 = 2*d_rope
+    x2 = n_q*q_len
+    x3 = x0*x2*(2*d_head + 2*d_nope + x1)
+    x4 = ctx + q_len - 1
+    x5 = numpy.greater_equal(ctx_win, x4)
+    x6 = numpy.greater_equal(k_top, x4)
+    x7 = numpy.greater(xi_mha, 0)
+    x8 = r_cmp**(-1.0)
+    x9 = x0*x8
+    x10 = x2*(4*c_kv + x1)
+    x11 = 2*ctx*c_kv*n_q*(d_head + d_nope) + x3
+    x12 = numpy.greater_equal(ctx, ctx_win)
+    x13 = ctx**2 - ctx
+    x14 = (1/2)/q_len
+    x15 = x14*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x13)
+    x16 = numpy.greater_equal(ctx, k_top)
+    x17 = k_top*x8
+    x18 = x14*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x13)
+    x19 = x18*x8
+    return b*n_layers*numpy.where(numpy.where(numpy.logical_and(x5, x6), numpy.logical_and(x7, numpy.less(x11, x10*(x0 + x9))), numpy.where(numpy.logical_and(x12, x6), numpy.logical_and(x7, numpy.less(x11, x10*(ctx_win + x9))), numpy.where(x6, numpy.logical_and(x7, numpy.less(x11, x10*(x15 + x9))), numpy.where(numpy.logical_and(x16, x5), numpy.logical_and(x7, numpy.less(x11, x10*(x0 + x17))), numpy.where(numpy.logical_and(x12, x16), numpy.logical_and(x7, numpy.less(x11, x10*(ctx_win + x17))), numpy.where(x16, numpy.logical_and(x7, numpy.less(x11, x10*(x15 + x17))), numpy.where(x5, numpy.logical_and(x7, numpy.less(x11, x10*(x0 + x19))), numpy.where(x12, numpy.logical_and(x7, numpy.less(x11, x10*(ctx_win + x19))), numpy.logical_and(x7, numpy.less(x11, x10*(x15 + x19))))))))))), x3, x10*(x8*numpy.where(x6, x0, numpy.where(x16, k_top, x18)) + numpy.where(x5, x0, numpy.where(x12, ctx_win, x15))))/(flops_attn*n_gpu)
 
 
-def physical_torus_2d_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_2d_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = b*q_len
     x1 = 2*d_model
     x2 = n_gpu/(n_pp*sigma_attn)
     x3 = ctx + (1/2)*q_len - 1/2
-    x4 = 2*d_rope
-    x5 = n_q*q_len
-    x6 = ctx + q_len - 1
-    x7 = ctx**2 - ctx
-    x8 = (1/2)/q_len
-    x9 = x5*(4*c_kv + x4)*(numpy.where(numpy.greater_equal(ctx_win, x6), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x8*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x7))) + numpy.where(numpy.greater_equal(k_top, x6), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x8*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x7)))/r_cmp)
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x9, 2*ctx*c_kv*n_q*(d_head + d_nope) + x3*x5*(2*d_head + 2*d_nope + x4)), x9) + q_len*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2))) + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)))/(flops*n_gpu)
+    x4 = 2*ctx*c_kv*n_q*(d_head + d_nope)
+    x5 = ctx + q_len - 1
+    x6 = numpy.greater_equal(ctx_win, x5)
+    x7 = numpy.greater_equal(k_top, x5)
+    x8 = numpy.greater(xi_mha, 0)
+    x9 = r_cmp**(-1.0)
+    x10 = x3*x9
+    x11 = 2*d_rope
+    x12 = n_q*q_len
+    x13 = x12*(4*c_kv + x11)
+    x14 = x12*x3*(2*d_head + 2*d_nope + x11) + x4
+    x15 = numpy.greater_equal(ctx, ctx_win)
+    x16 = ctx**2 - ctx
+    x17 = (1/2)/q_len
+    x18 = x17*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x16)
+    x19 = numpy.greater_equal(ctx, k_top)
+    x20 = k_top*x9
+    x21 = x17*x9*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x16)
+    return (2*n_attn*x0 + b*n_layers*numpy.where(numpy.where(numpy.logical_and(x6, x7), numpy.logical_and(x8, numpy.less(x14, x13*(x10 + x3))), numpy.where(numpy.logical_and(x15, x7), numpy.logical_and(x8, numpy.less(x14, x13*(ctx_win + x10))), numpy.where(x7, numpy.logical_and(x8, numpy.less(x14, x13*(x10 + x18))), numpy.where(numpy.logical_and(x19, x6), numpy.logical_and(x8, numpy.less(x14, x13*(x20 + x3))), numpy.where(numpy.logical_and(x15, x19), numpy.logical_and(x8, numpy.less(x14, x13*(ctx_win + x20))), numpy.where(x19, numpy.logical_and(x8, numpy.less(x14, x13*(x18 + x20))), numpy.where(x6, numpy.logical_and(x8, numpy.less(x14, x13*(x21 + x3))), numpy.where(x15, numpy.logical_and(x8, numpy.less(x14, x13*(ctx_win + x21))), numpy.logical_and(x8, numpy.less(x14, x13*(x18 + x21))))))))))), x4, 0) + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2)))/(flops*n_gpu)
 
 
-def physical_torus_2d_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_2d_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_gpu/(n_pp*sigma_attn)
     return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, x0) + p*(w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + n_ff))
 
 
-def physical_torus_2d_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_2d_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_gpu**(-1.0)
     x1 = bw_ar_inter**(-1.0)
     x2 = b*d_model*p_act*q_len*x0*x1
@@ -6536,7 +7090,7 @@ def physical_torus_2d_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_
     return n_layers*(numpy.where(x4, 0, x6 + x7) + numpy.where(x4, 0, n_ff_out*x6 + x7) + numpy.where(x4, 0, d_head*x8*(n_q + 2*n_q/g) + x7) + numpy.where(x4, 0, n_ff_in*x8*(d_ff*n_active + d_ff_shared*n_sh) + x7)) + (n_pp - 1)*((1/4)*x2 + 1/1000000)
 
 
-def physical_torus_2d_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_2d_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_pp/(hbm_bw*n_gpu)
     x1 = n_pp**(-1.0)
     x2 = n_gpu*x1
@@ -6568,21 +7122,38 @@ def physical_torus_2d_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_a
     return d_model*vocab*p_emb*x0 + x0*(w_idx*p*x2 + x17*(n_ff_in + n_ff_out)*(d_ff*x10*x13 + d_ff*x6 + x16/x10) + x17*(p*x19*x21 + x12*x14*x23 + x13*x18*x25 + x13*x19*x27 + x16/x25 + x18*x6 + x19*x6 + x19*x26/x23 + x21*x26/x27) + x5*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, x4))
 
 
-def physical_torus_2d_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
-    x0 = b*q_len
-    x1 = 2*d_model
-    x2 = n_gpu/(n_pp*sigma_attn)
-    x3 = ctx + (1/2)*q_len - 1/2
-    x4 = 2*d_rope
-    x5 = n_q*q_len
+def physical_torus_2d_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+    x0 = n_gpu**(-1.0)
+    x1 = b*q_len
+    x2 = 2*d_model
+    x3 = n_gpu/(n_pp*sigma_attn)
+    x4 = ctx + (1/2)*q_len - 1/2
+    x5 = 2*ctx*c_kv*n_q*(d_head + d_nope)
     x6 = ctx + q_len - 1
-    x7 = ctx**2 - ctx
-    x8 = (1/2)/q_len
-    x9 = x5*(4*c_kv + x4)*(numpy.where(numpy.greater_equal(ctx_win, x6), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x8*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x7))) + numpy.where(numpy.greater_equal(k_top, x6), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x8*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x7)))/r_cmp)
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x9, 2*ctx*c_kv*n_q*(d_head + d_nope) + x3*x5*(2*d_head + 2*d_nope + x4)), x9) + q_len*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2))) + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)))/(flops*n_gpu)
+    x7 = numpy.greater_equal(ctx_win, x6)
+    x8 = numpy.greater_equal(k_top, x6)
+    x9 = numpy.greater(xi_mha, 0)
+    x10 = r_cmp**(-1.0)
+    x11 = x10*x4
+    x12 = 2*d_rope
+    x13 = n_q*q_len
+    x14 = x13*(4*c_kv + x12)
+    x15 = x13*x4*(2*d_head + 2*d_nope + x12)
+    x16 = x15 + x5
+    x17 = numpy.greater_equal(ctx, ctx_win)
+    x18 = ctx**2 - ctx
+    x19 = (1/2)/q_len
+    x20 = x19*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x18)
+    x21 = numpy.greater_equal(ctx, k_top)
+    x22 = k_top*x10
+    x23 = x19*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x18)
+    x24 = x10*x23
+    x25 = numpy.where(numpy.logical_and(x7, x8), numpy.logical_and(x9, numpy.greater(x14*(x11 + x4), x16)), numpy.where(numpy.logical_and(x17, x8), numpy.logical_and(x9, numpy.greater(x14*(ctx_win + x11), x16)), numpy.where(x8, numpy.logical_and(x9, numpy.less(x16, x14*(x11 + x20))), numpy.where(numpy.logical_and(x21, x7), numpy.logical_and(x9, numpy.greater(x14*(x22 + x4), x16)), numpy.where(numpy.logical_and(x17, x21), numpy.logical_and(x9, numpy.greater(x14*(ctx_win + x22), x16)), numpy.where(x21, numpy.logical_and(x9, numpy.less(x16, x14*(x20 + x22))), numpy.where(x7, numpy.logical_and(x9, numpy.less(x16, x14*(x24 + x4))), numpy.where(x17, numpy.logical_and(x9, numpy.less(x16, x14*(ctx_win + x24))), numpy.logical_and(x9, numpy.less(x16, x14*(x20 + x24)))))))))))
+    x26 = b*n_layers
+    return x0*x26*numpy.where(x25, x15, x14*(x10*numpy.where(x8, x4, numpy.where(x21, k_top, x23)) + numpy.where(x7, x4, numpy.where(x17, ctx_win, x20))))/flops_attn + x0*(2*n_attn*x1 + b*vocab*q_lm*x2 + x1*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x2*(n_ff_in + n_ff_out)) + x1*(f_idx*n_layers*x4*(xi_idx*x3 - xi_idx + 1) + w_idx*(2*x3 - 2)) + x26*numpy.where(x25, x5, 0))/flops
 
 
-def physical_torus_2d_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_2d_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_gpu**(-1.0)
     x1 = bw_ar_inter**(-1.0)
     x2 = b*q_len
@@ -6601,57 +7172,72 @@ def physical_torus_2d_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_
     x15 = d_head*x14
     x16 = x15*x3
     x17 = n_layers*(numpy.where(x7, 0, x10 + x9) + numpy.where(x7, 0, x10 + x12*x16) + numpy.where(x7, 0, n_ff_out*x9 + x10) + numpy.where(x7, 0, n_ff_in*x12*x3*(d_ff*n_active + x11) + x10)) + (n_pp - 1)*((1/4)*x5 + 1/1000000)
-    x18 = 2*d_model
-    x19 = n_ff_in + n_ff_out
-    x20 = sigma_attn**(-1.0)
-    x21 = n_pp**(-1.0)
-    x22 = n_gpu*x21
-    x23 = x20*x22
-    x24 = ctx + (1/2)*q_len - 1/2
-    x25 = 2*d_rope
-    x26 = n_q*q_len
-    x27 = ctx + q_len - 1
-    x28 = ctx**2 - ctx
-    x29 = (1/2)/q_len
-    x30 = r_cmp**(-1.0)
-    x31 = x26*(4*c_kv + x25)*(x30*numpy.where(numpy.greater_equal(k_top, x27), x24, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x29*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x28))) + numpy.where(numpy.greater_equal(ctx_win, x27), x24, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x29*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x28))))
-    x32 = n_pp*x0/hbm_bw
-    x33 = kv_win*numpy.minimum(ctx, ctx_win)
-    x34 = b*numpy.maximum(1, x23)
-    x35 = d_model*p
-    x36 = numpy.sqrt(d_model)
-    x37 = x36*x6
-    x38 = numpy.minimum(x23, numpy.maximum(1, x37/numpy.sqrt(d_ff)))
-    x39 = x20*x21
-    x40 = x3*x39
-    x41 = n_gpu/(n_pp**2*sigma_attn**2)
-    x42 = x4*x41
-    x43 = sigma_attn*n_layers
-    x44 = d_head*n_q
-    x45 = c_kv + c_q
-    x46 = numpy.sqrt(x45)
-    x47 = numpy.minimum(x23, numpy.maximum(1, x46*x6/x36))
-    x48 = numpy.sqrt(d_head)
-    x49 = numpy.minimum(x23, numpy.maximum(1, x37/(numpy.sqrt(n_q)*x48)))
-    x50 = numpy.minimum(x23, numpy.maximum(1, numpy.sqrt(x14)*x48*x6/x46))
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + p*(w_idx*sigma_attn*(x23 - 1) + sigma_attn*(n_attn + n_ff)) + x34*(st_cmp + ctx*(kv_idx + kv_bytes) + x33))), 4*n_layers*t_kernel + x17*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x17, x0*(2*n_attn*x2 + b*vocab*q_lm*x18 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x31, ctx*c_kv*x13*(d_head + d_nope) + x24*x26*(2*d_head + 2*d_nope + x25)), x31) + q_len*(f_idx*n_layers*x24*(xi_idx*x23 - xi_idx + 1) + w_idx*(2*x23 - 2))) + x2*(2*n_ff/s + n_layers*x11*x18*x19))/flops), d_model*vocab*p_emb*x32 + x32*(w_idx*p*x22 + x19*x43*(d_ff*x35 + d_ff*x38*x40 + x42/x38) + x21*x34*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x30 + x33) + x43*(p*x15*x45 + x16*x41/x50 + x3*x41*x45/x47 + x35*x44 + x35*x45 + x39*x4*x47 + x40*x44*x49 + x40*x45*x50 + x42/x49))), numpy.inf)
+    x18 = n_pp*x0/hbm_bw
+    x19 = d_model*vocab
+    x20 = n_pp**(-1.0)
+    x21 = n_gpu*x20
+    x22 = kv_win*numpy.minimum(ctx, ctx_win)
+    x23 = r_cmp**(-1.0)
+    x24 = sigma_attn**(-1.0)
+    x25 = x21*x24
+    x26 = b*numpy.maximum(1, x25)
+    x27 = n_ff_in + n_ff_out
+    x28 = d_model*p
+    x29 = numpy.sqrt(d_model)
+    x30 = x29*x6
+    x31 = numpy.minimum(x25, numpy.maximum(1, x30/numpy.sqrt(d_ff)))
+    x32 = x20*x24
+    x33 = x3*x32
+    x34 = n_gpu/(n_pp**2*sigma_attn**2)
+    x35 = x34*x4
+    x36 = sigma_attn*n_layers
+    x37 = d_head*n_q
+    x38 = c_kv + c_q
+    x39 = numpy.sqrt(x38)
+    x40 = numpy.minimum(x25, numpy.maximum(1, x39*x6/x29))
+    x41 = numpy.sqrt(d_head)
+    x42 = numpy.minimum(x25, numpy.maximum(1, x30/(numpy.sqrt(n_q)*x41)))
+    x43 = numpy.minimum(x25, numpy.maximum(1, numpy.sqrt(x14)*x41*x6/x39))
+    x44 = ctx + (1/2)*q_len - 1/2
+    x45 = ctx*c_kv*x13*(d_head + d_nope)
+    x46 = ctx + q_len - 1
+    x47 = numpy.greater_equal(ctx_win, x46)
+    x48 = numpy.greater_equal(k_top, x46)
+    x49 = numpy.greater(xi_mha, 0)
+    x50 = x23*x44
+    x51 = 2*d_rope
+    x52 = n_q*q_len
+    x53 = x52*(4*c_kv + x51)
+    x54 = x44*x52*(2*d_head + 2*d_nope + x51)
+    x55 = x45 + x54
+    x56 = numpy.greater_equal(ctx, ctx_win)
+    x57 = ctx**2 - ctx
+    x58 = (1/2)/q_len
+    x59 = x58*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x57)
+    x60 = numpy.greater_equal(ctx, k_top)
+    x61 = k_top*x23
+    x62 = x58*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x57)
+    x63 = x23*x62
+    x64 = numpy.where(numpy.logical_and(x47, x48), numpy.logical_and(x49, numpy.greater(x53*(x44 + x50), x55)), numpy.where(numpy.logical_and(x48, x56), numpy.logical_and(x49, numpy.greater(x53*(ctx_win + x50), x55)), numpy.where(x48, numpy.logical_and(x49, numpy.less(x55, x53*(x50 + x59))), numpy.where(numpy.logical_and(x47, x60), numpy.logical_and(x49, numpy.greater(x53*(x44 + x61), x55)), numpy.where(numpy.logical_and(x56, x60), numpy.logical_and(x49, numpy.greater(x53*(ctx_win + x61), x55)), numpy.where(x60, numpy.logical_and(x49, numpy.less(x55, x53*(x59 + x61))), numpy.where(x47, numpy.logical_and(x49, numpy.less(x55, x53*(x44 + x63))), numpy.where(x56, numpy.logical_and(x49, numpy.less(x55, x53*(ctx_win + x63))), numpy.logical_and(x49, numpy.less(x55, x53*(x59 + x63)))))))))))
+    x65 = b*n_layers
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + p*(w_idx*sigma_attn*(x25 - 1) + sigma_attn*(n_attn + n_ff)) + x26*(st_cmp + ctx*(kv_idx + kv_bytes) + x22))), 4*n_layers*t_kernel + x17*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x17, p_emb*x18*x19 + x18*(w_idx*p*x21 + x20*x26*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x23 + x22) + x27*x36*(d_ff*x28 + d_ff*x31*x33 + x35/x31) + x36*(p*x15*x38 + x16*x34/x43 + x28*x37 + x28*x38 + x3*x34*x38/x40 + x32*x4*x40 + x33*x37*x42 + x33*x38*x43 + x35/x42))), x0*x65*numpy.where(x64, x54, x53*(x23*numpy.where(x48, x44, numpy.where(x60, k_top, x62)) + numpy.where(x47, x44, numpy.where(x56, ctx_win, x59))))/flops_attn + x0*(2*n_attn*x2 + 2*b*q_lm*x19 + x2*(2*n_ff/s + 2*d_model*n_layers*x11*x27) + x2*(f_idx*n_layers*x44*(xi_idx*x25 - xi_idx + 1) + w_idx*(2*x25 - 2)) + x65*numpy.where(x64, x45, 0))/flops), numpy.inf)
 
 
-def physical_torus_2d_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_2d_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_gpu/(n_pp*sigma_attn)
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, x0) + p*(w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + n_ff)))), 1, 0)
 
 
-def physical_torus_2d_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_2d_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return 4*n_layers*t_kernel + (1/1000000 + (1/4)*b*d_model*p_act*q_len/(n_gpu*bw_ar_inter))*(n_pp - 1)
 
 
-def physical_torus_2d_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_2d_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
     return (1/1000000)*n_pp + 4*n_layers*numpy.where(numpy.less_equal(x0, 1), 0, (1/500000)*x0 - 1/500000) - 1/1000000
 
 
-def physical_torus_2d_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_2d_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_gpu**(-1.0)
     x1 = bw_ar_inter**(-1.0)
     x2 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
@@ -6661,7 +7247,7 @@ def physical_torus_2d_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, 
     return (1/4)*b*d_model*p_act*q_len*x0*x1*(n_pp - 1) + n_layers*(numpy.where(x3, 0, x5) + numpy.where(x3, 0, n_ff_out*x5) + numpy.where(x3, 0, d_head*x4*(n_q + 2*n_q/g)) + numpy.where(x3, 0, n_ff_in*x4*(d_ff*n_active + d_ff_shared*n_sh)))
 
 
-def physical_torus_2d_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_2d_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_gpu**(-1.0)
     x1 = b*q_len
     x2 = (1/1000000 + (1/4)*d_model*p_act*x0*x1/bw_ar_inter)*(n_pp - 1)
@@ -6681,28 +7267,43 @@ def physical_torus_2d_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx,
     x16 = d_model*d_ff_shared*n_layers*n_sh*x15
     x17 = x5/sigma_attn
     x18 = ctx + (1/2)*q_len - 1/2
-    x19 = 2*d_rope
-    x20 = n_q*q_len
-    x21 = ctx + q_len - 1
-    x22 = ctx**2 - ctx
-    x23 = (1/2)/q_len
-    x24 = x20*(4*c_kv + x19)*(x7*numpy.where(numpy.greater_equal(k_top, x21), x18, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x23*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x22))) + numpy.where(numpy.greater_equal(ctx_win, x21), x18, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x23*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x22))))
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(st_cmp + ctx*(kv_idx + kv_bytes) + x6) + p*(n_attn + n_ff + w_idx*(x5 - 1) + x16))), 4*n_layers*t_kernel + x2*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x2, n_pp*x0*(w_idx*p*x5 + n_layers*(p*x11*x14 + x10*x11 + x10*x9 + x12*(d_model + x11) + x12*(d_model + x9) + x12*(x11 + x14) + x15*(d_ff*x10 + x12*(d_ff + d_model))) + p_emb*x3 + x8*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x7 + x6))/hbm_bw), x0*(2*n_attn*x1 + 2*b*q_lm*x3 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x24, ctx*c_kv*x13*(d_head + d_nope) + x18*x20*(2*d_head + 2*d_nope + x19)), x24) + q_len*(f_idx*n_layers*x18*(xi_idx*x17 - xi_idx + 1) + w_idx*(2*x17 - 2))) + x1*(2*n_ff/s + 2*x16))/flops), numpy.inf)
+    x19 = ctx*c_kv*x13*(d_head + d_nope)
+    x20 = ctx + q_len - 1
+    x21 = numpy.greater_equal(ctx_win, x20)
+    x22 = numpy.greater_equal(k_top, x20)
+    x23 = numpy.greater(xi_mha, 0)
+    x24 = x18*x7
+    x25 = 2*d_rope
+    x26 = n_q*q_len
+    x27 = x26*(4*c_kv + x25)
+    x28 = x18*x26*(2*d_head + 2*d_nope + x25)
+    x29 = x19 + x28
+    x30 = numpy.greater_equal(ctx, ctx_win)
+    x31 = ctx**2 - ctx
+    x32 = (1/2)/q_len
+    x33 = x32*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x31)
+    x34 = numpy.greater_equal(ctx, k_top)
+    x35 = k_top*x7
+    x36 = x32*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x31)
+    x37 = x36*x7
+    x38 = numpy.where(numpy.logical_and(x21, x22), numpy.logical_and(x23, numpy.greater(x27*(x18 + x24), x29)), numpy.where(numpy.logical_and(x22, x30), numpy.logical_and(x23, numpy.greater(x27*(ctx_win + x24), x29)), numpy.where(x22, numpy.logical_and(x23, numpy.less(x29, x27*(x24 + x33))), numpy.where(numpy.logical_and(x21, x34), numpy.logical_and(x23, numpy.greater(x27*(x18 + x35), x29)), numpy.where(numpy.logical_and(x30, x34), numpy.logical_and(x23, numpy.greater(x27*(ctx_win + x35), x29)), numpy.where(x34, numpy.logical_and(x23, numpy.less(x29, x27*(x33 + x35))), numpy.where(x21, numpy.logical_and(x23, numpy.less(x29, x27*(x18 + x37))), numpy.where(x30, numpy.logical_and(x23, numpy.less(x29, x27*(ctx_win + x37))), numpy.logical_and(x23, numpy.less(x29, x27*(x33 + x37)))))))))))
+    x39 = b*n_layers
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(st_cmp + ctx*(kv_idx + kv_bytes) + x6) + p*(n_attn + n_ff + w_idx*(x5 - 1) + x16))), 4*n_layers*t_kernel + x2*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x2, n_pp*x0*(w_idx*p*x5 + n_layers*(p*x11*x14 + x10*x11 + x10*x9 + x12*(d_model + x11) + x12*(d_model + x9) + x12*(x11 + x14) + x15*(d_ff*x10 + x12*(d_ff + d_model))) + p_emb*x3 + x8*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x7 + x6))/hbm_bw), x0*x39*numpy.where(x38, x28, x27*(x7*numpy.where(x22, x18, numpy.where(x34, k_top, x36)) + numpy.where(x21, x18, numpy.where(x30, ctx_win, x33))))/flops_attn + x0*(2*n_attn*x1 + 2*b*q_lm*x3 + x1*(2*n_ff/s + 2*x16) + x1*(f_idx*n_layers*x18*(xi_idx*x17 - xi_idx + 1) + w_idx*(2*x17 - 2)) + x39*numpy.where(x38, x19, 0))/flops), numpy.inf)
 
 
-def physical_torus_2d_mla__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_2d_mla__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return (1/1000000 + (1/4)*b*d_model*p_act*q_len/(n_gpu*bw_ar_inter))*(n_pp - 1)
 
 
-def physical_torus_2d_mla__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_2d_mla__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return (1/1000000)*n_pp - 1/1000000
 
 
-def physical_torus_2d_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_2d_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def physical_torus_2d_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_2d_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_pp**(-1.0)
     x1 = b*x0
     x2 = d_head*n_q
@@ -6713,11 +7314,11 @@ def physical_torus_2d_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, 
     return n_pp*(n_gpu*w_idx*p*x0 + d_model*vocab*p_emb + n_layers*(p*x4*x6 + x2*x3 + x3*x4 + x5*(d_model + x2) + x5*(d_model + x4) + x5*(x4 + x6) + (n_ff_in + n_ff_out)*(d_ff*x3 + x5*(d_ff + d_model))) + x1*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp))/(hbm_bw*n_gpu)
 
 
-def physical_torus_2d_mla__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_2d_mla__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes)) + p*(n_attn + n_ff + w_idx*(n_gpu/n_pp - 1) + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
-def physical_torus_2d_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_2d_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = b*q_len
     x1 = p_act*x0
     x2 = d_model*x1
@@ -6769,23 +7370,38 @@ def physical_torus_2d_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_ac
     x48 = p*x16*x41 + x31*x41 + x31*x47
     x49 = d_model*n_layers*x12*x30
     x50 = ctx + (1/2)*q_len - 1/2
-    x51 = 2*d_rope
-    x52 = n_q*q_len
-    x53 = ctx + q_len - 1
-    x54 = ctx**2 - ctx
-    x55 = (1/2)/q_len
-    x56 = x52*(4*c_kv + x51)*(x28*numpy.where(numpy.greater_equal(k_top, x53), x50, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x55*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x54))) + numpy.where(numpy.greater_equal(ctx_win, x53), x50, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x55*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x54))))
-    x57 = n_unembed*p_emb
-    x58 = n_attn + n_ff
-    x59 = b*(st_cmp + ctx*(kv_idx + kv_bytes) + x27)
-    return 4*n_layers*t_kernel, x6, n_layers*(numpy.where(x8, 0, x10 + x11) + numpy.where(x8, 0, x11 + x13*x17) + numpy.where(x8, 0, n_ff_out*x10 + x11) + numpy.where(x8, 0, n_ff_in*x1*x13*(d_ff*n_active + x12) + x11)), x19*x20 + x20*(x23 + x26*x29 + x30*x40*(d_ff*x35*x37 + x32 + x39/x35) + x40*(d_model*x37*x43 + x1*x38*x41/x43 + x17*x38/x45 + x37*x41*x45 + x37*x46*x47 + x39/x46 + x48)), x3*(2*n_attn*x0 + 2*b*q_lm*x18 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x56, ctx*c_kv*x14*(d_head + d_nope) + x50*x52*(2*d_head + 2*d_nope + x51)), x56) + q_len*(f_idx*n_layers*x50*(xi_idx*x25 - xi_idx + 1) + w_idx*(2*x25 - 2))) + x0*(2*n_ff/s + 2*x49))/flops, p*(w_idx*sigma_attn*(x25 - 1) + sigma_attn*x58) + x26*x59 + x57, x6, x20*(n_layers*(x30*(x32 + x36*(d_ff + d_model)) + x36*(d_model + x41) + x36*(d_model + x47) + x36*(x16 + x41) + x48) + x19 + x23 + x29), p*(w_idx*(x22 - 1) + x49 + x58) + x57 + x59
+    x51 = ctx*c_kv*x14*(d_head + d_nope)
+    x52 = ctx + q_len - 1
+    x53 = numpy.greater_equal(ctx_win, x52)
+    x54 = numpy.greater_equal(k_top, x52)
+    x55 = numpy.greater(xi_mha, 0)
+    x56 = x28*x50
+    x57 = 2*d_rope
+    x58 = n_q*q_len
+    x59 = x58*(4*c_kv + x57)
+    x60 = x50*x58*(2*d_head + 2*d_nope + x57)
+    x61 = x51 + x60
+    x62 = numpy.greater_equal(ctx, ctx_win)
+    x63 = ctx**2 - ctx
+    x64 = (1/2)/q_len
+    x65 = x64*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x63)
+    x66 = numpy.greater_equal(ctx, k_top)
+    x67 = k_top*x28
+    x68 = x64*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x63)
+    x69 = x28*x68
+    x70 = numpy.where(numpy.logical_and(x53, x54), numpy.logical_and(x55, numpy.greater(x59*(x50 + x56), x61)), numpy.where(numpy.logical_and(x54, x62), numpy.logical_and(x55, numpy.greater(x59*(ctx_win + x56), x61)), numpy.where(x54, numpy.logical_and(x55, numpy.less(x61, x59*(x56 + x65))), numpy.where(numpy.logical_and(x53, x66), numpy.logical_and(x55, numpy.greater(x59*(x50 + x67), x61)), numpy.where(numpy.logical_and(x62, x66), numpy.logical_and(x55, numpy.greater(x59*(ctx_win + x67), x61)), numpy.where(x66, numpy.logical_and(x55, numpy.less(x61, x59*(x65 + x67))), numpy.where(x53, numpy.logical_and(x55, numpy.less(x61, x59*(x50 + x69))), numpy.where(x62, numpy.logical_and(x55, numpy.less(x61, x59*(ctx_win + x69))), numpy.logical_and(x55, numpy.less(x61, x59*(x65 + x69)))))))))))
+    x71 = b*n_layers
+    x72 = n_unembed*p_emb
+    x73 = n_attn + n_ff
+    x74 = b*(st_cmp + ctx*(kv_idx + kv_bytes) + x27)
+    return 4*n_layers*t_kernel, x6, n_layers*(numpy.where(x8, 0, x10 + x11) + numpy.where(x8, 0, x11 + x13*x17) + numpy.where(x8, 0, n_ff_out*x10 + x11) + numpy.where(x8, 0, n_ff_in*x1*x13*(d_ff*n_active + x12) + x11)), x19*x20 + x20*(x23 + x26*x29 + x30*x40*(d_ff*x35*x37 + x32 + x39/x35) + x40*(d_model*x37*x43 + x1*x38*x41/x43 + x17*x38/x45 + x37*x41*x45 + x37*x46*x47 + x39/x46 + x48)), x3*x71*numpy.where(x70, x60, x59*(x28*numpy.where(x54, x50, numpy.where(x66, k_top, x68)) + numpy.where(x53, x50, numpy.where(x62, ctx_win, x65))))/flops_attn + x3*(2*n_attn*x0 + 2*b*q_lm*x18 + x0*(2*n_ff/s + 2*x49) + x0*(f_idx*n_layers*x50*(xi_idx*x25 - xi_idx + 1) + w_idx*(2*x25 - 2)) + x71*numpy.where(x70, x51, 0))/flops, p*(w_idx*sigma_attn*(x25 - 1) + sigma_attn*x73) + x26*x74 + x72, x6, x20*(n_layers*(x30*(x32 + x36*(d_ff + d_model)) + x36*(d_model + x41) + x36*(d_model + x47) + x36*(x16 + x41) + x48) + x19 + x23 + x29), p*(w_idx*(x22 - 1) + x49 + x73) + x72 + x74
 
 
-def physical_torus_1d_moe__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_1d_moe__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return 4*n_layers*t_kernel
 
 
-def physical_torus_1d_moe__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_1d_moe__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = sigma_attn**(-1.0)
     x1 = n_pp**(-1.0)
     x2 = n_gpu*x1
@@ -6799,12 +7415,12 @@ def physical_torus_1d_moe__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, 
     x10 = numpy.where(x9, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x2)), n_active, numpy.where(numpy.less_equal(n_experts, x2), n_experts, x2)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
     x11 = numpy.minimum(n_experts, x2)
     x12 = numpy.minimum(n_active, numpy.where(x9, x11, 1))
-    x13 = x8*(1 - x0)*(x12 - 1)
+    x13 = x12*x8*(1 - x0)
     x14 = (1/1000000)*x12 - 1/1000000
-    return n_layers*x7 + n_layers*numpy.where(numpy.where(x9, numpy.greater(x11, 1), False), x7 + numpy.where(x10, 0, x13*x6 + x14) + numpy.where(x10, 0, p_disp*x13*x5 + x14), 0)
+    return n_layers*x7 + n_layers*numpy.where(numpy.where(x9, numpy.greater(x11, 1), False), x7 + numpy.where(numpy.greater(sigma_attn, 1), numpy.where(x10, 0, x13*x6 + x14) + numpy.where(x10, 0, p_disp*x13*x5 + x14), 0), 0)
 
 
-def physical_torus_1d_moe__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_1d_moe__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = b*q_len
     x1 = d_model*p_act*x0/(n_gpu*bw_ar_inter)
     x2 = n_pp**(-1.0)
@@ -6815,7 +7431,7 @@ def physical_torus_1d_moe__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, 
     return n_layers*numpy.where(numpy.where(x3, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x5, 1), numpy.less_equal(x4, 1), numpy.less_equal(x4/x5, 1)), 1, x4*numpy.where(numpy.less_equal(x5, 1), 1, x5**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x4, 1), 1, x4), 1)), 0, x1*(x6 - 1) + (1/500000)*x6 - 1/500000) + (n_pp - 1)*((1/4)*x1 + 1/1000000)
 
 
-def physical_torus_1d_moe__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_1d_moe__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
     x2 = sigma_attn**(-1.0)
@@ -6841,7 +7457,7 @@ def physical_torus_1d_moe__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, c
     return n_pp*(w_idx*p*x1 + n_sh*x16*(n_ff_in + n_ff_out)*(d_ff_shared*x12*x9 + d_ff_shared*x5 + x15/x9) + x16*(d_head*n_q*x12*x20 + d_head*x10*x14*x18/x21 + n_q*x17 + x11*x13*x21 + x15/x20 + x17*x18) + x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, g*x3/n_q))/(hbm_bw*n_gpu)
 
 
-def physical_torus_1d_moe__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_1d_moe__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = s**(-1.0)
     x1 = n_pp**(-1.0)
     x2 = b*q_len*x1
@@ -6853,27 +7469,27 @@ def physical_torus_1d_moe__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p
     return n_pp*(d_model*vocab*p_emb + n_experts*n_layers*(1 - (1 - x0)**x2)*(n_ff_in + n_ff_out)*(d_ff*d_model*p + d_ff*x6*x7 + d_model*x5*x7/x6))/(hbm_bw*n_gpu)
 
 
-def physical_torus_1d_moe__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
-    return 0
+def physical_torus_1d_moe__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+    x0 = ctx + (1/2)*q_len - 1/2
+    x1 = ctx + q_len - 1
+    x2 = ctx**2 - ctx
+    x3 = (1/2)/q_len
+    return 4*b*d_head*n_layers*n_q*q_len*(numpy.where(numpy.greater_equal(ctx_win, x1), x0, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x3*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x2))) + numpy.where(numpy.greater_equal(k_top, x1), x0, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x3*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x2)))/r_cmp)/(flops_attn*n_gpu)
 
 
-def physical_torus_1d_moe__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_1d_moe__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = b*q_len
     x1 = 2*d_model
     x2 = n_gpu/(n_pp*sigma_attn)
-    x3 = ctx + (1/2)*q_len - 1/2
-    x4 = ctx + q_len - 1
-    x5 = ctx**2 - ctx
-    x6 = (1/2)/q_len
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2) + 4*d_head*n_layers*n_q*(numpy.where(numpy.greater_equal(ctx_win, x4), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x6*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x5))) + numpy.where(numpy.greater_equal(k_top, x4), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x6*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x5)))/r_cmp)))/(flops*n_gpu)
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*(ctx + (1/2)*q_len - 1/2)*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2)))/(flops*n_gpu)
 
 
-def physical_torus_1d_moe__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_1d_moe__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_gpu/(n_pp*sigma_attn)
     return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, g*x0/n_q) + p*(n_ff + w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))
 
 
-def physical_torus_1d_moe__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_1d_moe__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = b*q_len
     x1 = d_model/(n_gpu*bw_ar_inter)
     x2 = p_act*x1
@@ -6890,12 +7506,12 @@ def physical_torus_1d_moe__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_
     x13 = numpy.maximum(1, x6/numpy.maximum(1, x12))
     x14 = numpy.where(x10, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x6)), n_active, numpy.where(numpy.less_equal(n_experts, x6), n_experts, x6)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
     x15 = numpy.minimum(n_active, x12)
-    x16 = x9*(1 - x4)*(x15 - 1)
+    x16 = x15*x9*(1 - x4)
     x17 = (1/1000000)*x15 - 1/1000000
-    return n_layers*x8 + n_layers*numpy.where(numpy.where(x10, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x11, 1), numpy.less_equal(x6, 1), numpy.less_equal(x6/x11, 1)), 1, x6*numpy.where(numpy.less_equal(x11, 1), 1, x11**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x6, 1), 1, x6), 1)), 0, (1/500000)*x13 + x3*(x13 - 1) - 1/500000) + n_layers*numpy.where(numpy.where(x10, numpy.greater(x11, 1), False), x8 + numpy.where(x14, 0, x16*x2 + x17) + numpy.where(x14, 0, p_disp*x1*x16 + x17), 0) + (n_pp - 1)*((1/4)*x3 + 1/1000000)
+    return n_layers*x8 + n_layers*numpy.where(numpy.where(x10, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x11, 1), numpy.less_equal(x6, 1), numpy.less_equal(x6/x11, 1)), 1, x6*numpy.where(numpy.less_equal(x11, 1), 1, x11**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x6, 1), 1, x6), 1)), 0, (1/500000)*x13 + x3*(x13 - 1) - 1/500000) + n_layers*numpy.where(numpy.where(x10, numpy.greater(x11, 1), False), x8 + numpy.where(numpy.greater(sigma_attn, 1), numpy.where(x14, 0, x16*x2 + x17) + numpy.where(x14, 0, p_disp*x1*x16 + x17), 0), 0) + (n_pp - 1)*((1/4)*x3 + 1/1000000)
 
 
-def physical_torus_1d_moe__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_1d_moe__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_ff_in + n_ff_out
     x1 = s**(-1.0)
     x2 = n_pp**(-1.0)
@@ -6927,84 +7543,86 @@ def physical_torus_1d_moe__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_a
     return x13*(d_model*vocab*p_emb + n_experts*n_layers*x0*(1 - (1 - x1)**x4)*(d_ff*x10*x12 + d_ff*x5 + d_model*x12*x9/x10)) + x13*(w_idx*p*x6 + n_sh*x0*x22*(d_ff_shared*x18*x19 + d_ff_shared*x5 + x21/x18) + x22*(d_head*n_q*x19*x26 + d_head*x20*x24/x27 + d_model*x19*x27 + n_q*x23 + x21/x26 + x23*x24) + x3*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, g*x15/n_q))
 
 
-def physical_torus_1d_moe__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
-    x0 = b*q_len
-    x1 = 2*d_model
-    x2 = n_gpu/(n_pp*sigma_attn)
-    x3 = ctx + (1/2)*q_len - 1/2
-    x4 = ctx + q_len - 1
-    x5 = ctx**2 - ctx
-    x6 = (1/2)/q_len
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2) + 4*d_head*n_layers*n_q*(numpy.where(numpy.greater_equal(ctx_win, x4), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x6*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x5))) + numpy.where(numpy.greater_equal(k_top, x4), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x6*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x5)))/r_cmp)))/(flops*n_gpu)
-
-
-def physical_torus_1d_moe__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
-    x0 = 4*n_layers
+def physical_torus_1d_moe__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+    x0 = n_gpu**(-1.0)
     x1 = b*q_len
-    x2 = d_model*p_act
+    x2 = 2*d_model
+    x3 = n_gpu/(n_pp*sigma_attn)
+    x4 = ctx + (1/2)*q_len - 1/2
+    x5 = ctx + q_len - 1
+    x6 = ctx**2 - ctx
+    x7 = (1/2)/q_len
+    return 4*d_head*n_layers*n_q*x0*x1*(numpy.where(numpy.greater_equal(ctx_win, x5), x4, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x7*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x6))) + numpy.where(numpy.greater_equal(k_top, x5), x4, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x7*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x6)))/r_cmp)/flops_attn + x0*(2*n_attn*x1 + b*vocab*q_lm*x2 + x1*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x2*(n_ff_in + n_ff_out)) + x1*(f_idx*n_layers*x4*(xi_idx*x3 - xi_idx + 1) + w_idx*(2*x3 - 2)))/flops
+
+
+def physical_torus_1d_moe__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+    x0 = 4*n_layers
+    x1 = n_gpu**(-1.0)
+    x2 = b*q_len
     x3 = x1*x2
-    x4 = n_gpu**(-1.0)
-    x5 = x4/bw_ar_inter
-    x6 = x3*x5
-    x7 = sigma_attn**(-1.0)
-    x8 = n_pp**(-1.0)
-    x9 = n_gpu*x8
-    x10 = x7*x9
-    x11 = x10 - 1
-    x12 = numpy.where(numpy.less_equal(x10, 1), 0, (1/500000)*x10 + x11*x6 - 1/500000)
-    x13 = (1/2)*q_len
-    x14 = b*x13
-    x15 = numpy.less_equal(s, x14*x8)
-    x16 = numpy.minimum(n_experts, x9)
-    x17 = numpy.where(x15, x16, 1)
-    x18 = x9/numpy.maximum(1, x17)
-    x19 = numpy.maximum(1, x18)
-    x20 = numpy.where(x15, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x9)), n_active, numpy.where(numpy.less_equal(n_experts, x9), n_experts, x9)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
-    x21 = numpy.minimum(n_active, x17)
-    x22 = x14*x5*(1 - x7)*(x21 - 1)
-    x23 = (1/1000000)*x21 - 1/1000000
-    x24 = n_layers*x12 + n_layers*numpy.where(numpy.where(x15, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x16, 1), numpy.less_equal(x9, 1), numpy.less_equal(x9/x16, 1)), 1, x9*numpy.where(numpy.less_equal(x16, 1), 1, x16**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x9, 1), 1, x9), 1)), 0, (1/500000)*x19 + x6*(x19 - 1) - 1/500000) + n_layers*numpy.where(numpy.where(x15, numpy.greater(x16, 1), False), x12 + numpy.where(x20, 0, x2*x22 + x23) + numpy.where(x20, 0, d_model*p_disp*x22 + x23), 0) + (n_pp - 1)*((1/4)*x6 + 1/1000000)
-    x25 = d_model*vocab
-    x26 = s**(-1.0)
-    x27 = n_ff_in + n_ff_out
-    x28 = n_layers*x27
-    x29 = d_model*d_ff_shared*n_sh*x28
-    x30 = ctx + x13 - 1/2
-    x31 = ctx + q_len - 1
-    x32 = ctx**2 - ctx
-    x33 = (1/2)/q_len
-    x34 = r_cmp**(-1.0)
-    x35 = d_head*n_q
-    x36 = x1*x8
-    x37 = d_model*p
-    x38 = numpy.sqrt(d_model)
-    x39 = numpy.maximum(1, numpy.minimum(x18, numpy.sqrt(x19)*x38/numpy.sqrt(d_ff)))
-    x40 = p_act*x36
-    x41 = x2*x36
-    x42 = n_pp*x4/hbm_bw
-    x43 = kv_win*numpy.minimum(ctx, ctx_win)
-    x44 = b*numpy.maximum(1, g*x10/n_q)
-    x45 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x46 = x38*x45
-    x47 = numpy.minimum(x10, numpy.maximum(1, x46/numpy.sqrt(d_ff_shared)))
-    x48 = x40*x7
-    x49 = n_gpu/(n_pp**2*sigma_attn**2)
-    x50 = x3*x49
-    x51 = sigma_attn*n_layers
-    x52 = d_head*x37
-    x53 = n_q + 2*n_q/g
-    x54 = numpy.sqrt(d_head)
-    x55 = numpy.minimum(x10, numpy.maximum(1, x46/(numpy.sqrt(n_q)*x54)))
-    x56 = numpy.minimum(x10, numpy.maximum(1, x45*numpy.sqrt(x53)*x54/x38))
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + p*(n_ff + w_idx*sigma_attn*x11 + sigma_attn*(n_attn + x29)) + x44*(st_cmp + ctx*(kv_idx + kv_bytes) + x43))), t_kernel*x0 + x24*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x24, x42*(n_experts*x28*(1 - (1 - x26)**x36)*(d_ff*x26*x39*x40 + d_ff*x37 + x19*x26*x41/x39) + p_emb*x25) + x42*(w_idx*p*x9 + n_sh*x27*x51*(d_ff_shared*x37 + d_ff_shared*x47*x48 + x50/x47) + x44*x8*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x34 + x43) + x51*(d_head*p_act*x1*x49*x53/x56 + n_q*x52 + x35*x48*x55 + x41*x56*x7 + x50/x55 + x52*x53))), x4*(2*n_attn*x1 + 2*b*q_lm*x25 + x1*(2*n_ff*x26 + 2*x29) + x1*(f_idx*n_layers*x30*(xi_idx*x10 - xi_idx + 1) + w_idx*(2*x10 - 2) + x0*x35*(x34*numpy.where(numpy.greater_equal(k_top, x31), x30, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x33*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x32))) + numpy.where(numpy.greater_equal(ctx_win, x31), x30, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x33*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x32))))))/flops), numpy.inf)
+    x4 = bw_ar_inter**(-1.0)
+    x5 = d_model*p_act
+    x6 = x4*x5
+    x7 = x3*x6
+    x8 = sigma_attn**(-1.0)
+    x9 = n_pp**(-1.0)
+    x10 = n_gpu*x9
+    x11 = x10*x8
+    x12 = x11 - 1
+    x13 = numpy.where(numpy.less_equal(x11, 1), 0, (1/500000)*x11 + x12*x7 - 1/500000)
+    x14 = (1/2)*q_len
+    x15 = b*x14
+    x16 = numpy.less_equal(s, x15*x9)
+    x17 = numpy.minimum(n_experts, x10)
+    x18 = numpy.where(x16, x17, 1)
+    x19 = x10/numpy.maximum(1, x18)
+    x20 = numpy.maximum(1, x19)
+    x21 = numpy.where(x16, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x10)), n_active, numpy.where(numpy.less_equal(n_experts, x10), n_experts, x10)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
+    x22 = numpy.minimum(n_active, x18)
+    x23 = x1*x15*x22*(1 - x8)
+    x24 = (1/1000000)*x22 - 1/1000000
+    x25 = n_layers*x13 + n_layers*numpy.where(numpy.where(x16, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x17, 1), numpy.less_equal(x10, 1), numpy.less_equal(x10/x17, 1)), 1, x10*numpy.where(numpy.less_equal(x17, 1), 1, x17**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x10, 1), 1, x10), 1)), 0, (1/500000)*x20 + x7*(x20 - 1) - 1/500000) + n_layers*numpy.where(numpy.where(x16, numpy.greater(x17, 1), False), x13 + numpy.where(numpy.greater(sigma_attn, 1), numpy.where(x21, 0, x23*x6 + x24) + numpy.where(x21, 0, d_model*p_disp*x23*x4 + x24), 0), 0) + (n_pp - 1)*((1/4)*x7 + 1/1000000)
+    x26 = d_model*vocab
+    x27 = s**(-1.0)
+    x28 = n_ff_in + n_ff_out
+    x29 = n_layers*x28
+    x30 = d_model*d_ff_shared*n_sh*x29
+    x31 = ctx + x14 - 1/2
+    x32 = ctx + q_len - 1
+    x33 = ctx**2 - ctx
+    x34 = (1/2)/q_len
+    x35 = r_cmp**(-1.0)
+    x36 = d_head*n_q
+    x37 = x2*x9
+    x38 = d_model*p
+    x39 = numpy.sqrt(d_model)
+    x40 = numpy.maximum(1, numpy.minimum(x19, numpy.sqrt(x20)*x39/numpy.sqrt(d_ff)))
+    x41 = p_act*x37
+    x42 = x37*x5
+    x43 = n_pp*x1/hbm_bw
+    x44 = kv_win*numpy.minimum(ctx, ctx_win)
+    x45 = b*numpy.maximum(1, g*x11/n_q)
+    x46 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x47 = x39*x46
+    x48 = numpy.minimum(x11, numpy.maximum(1, x47/numpy.sqrt(d_ff_shared)))
+    x49 = x41*x8
+    x50 = n_gpu*x2/(n_pp**2*sigma_attn**2)
+    x51 = x5*x50
+    x52 = sigma_attn*n_layers
+    x53 = d_head*x38
+    x54 = n_q + 2*n_q/g
+    x55 = numpy.sqrt(d_head)
+    x56 = numpy.minimum(x11, numpy.maximum(1, x47/(numpy.sqrt(n_q)*x55)))
+    x57 = numpy.minimum(x11, numpy.maximum(1, x46*numpy.sqrt(x54)*x55/x39))
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + p*(n_ff + w_idx*sigma_attn*x12 + sigma_attn*(n_attn + x30)) + x45*(st_cmp + ctx*(kv_idx + kv_bytes) + x44))), t_kernel*x0 + x25*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x25, x43*(n_experts*x29*(1 - (1 - x27)**x37)*(d_ff*x27*x40*x41 + d_ff*x38 + x20*x27*x42/x40) + p_emb*x26) + x43*(w_idx*p*x10 + n_sh*x28*x52*(d_ff_shared*x38 + d_ff_shared*x48*x49 + x51/x48) + x45*x9*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x35 + x44) + x52*(d_head*p_act*x50*x54/x57 + n_q*x53 + x36*x49*x56 + x42*x57*x8 + x51/x56 + x53*x54))), x0*x3*x36*(x35*numpy.where(numpy.greater_equal(k_top, x32), x31, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x34*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x33))) + numpy.where(numpy.greater_equal(ctx_win, x32), x31, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x34*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x33))))/flops_attn + x1*(2*n_attn*x2 + 2*b*q_lm*x26 + x2*(2*n_ff*x27 + 2*x30) + x2*(f_idx*n_layers*x31*(xi_idx*x11 - xi_idx + 1) + w_idx*(2*x11 - 2)))/flops), numpy.inf)
 
 
-def physical_torus_1d_moe__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_1d_moe__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_gpu/(n_pp*sigma_attn)
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, g*x0/n_q) + p*(n_ff + w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))))), 1, 0)
 
 
-def physical_torus_1d_moe__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_1d_moe__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = b*q_len
     x1 = d_model*p_act*x0/(n_gpu*bw_ar_inter)
     x2 = n_pp**(-1.0)
@@ -7015,7 +7633,7 @@ def physical_torus_1d_moe__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_ac
     return 4*n_layers*t_kernel + n_layers*numpy.where(numpy.where(x3, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x5, 1), numpy.less_equal(x4, 1), numpy.less_equal(x4/x5, 1)), 1, x4*numpy.where(numpy.less_equal(x5, 1), 1, x5**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x4, 1), 1, x4), 1)), 0, x1*(x6 - 1) + (1/500000)*x6 - 1/500000) + (n_pp - 1)*((1/4)*x1 + 1/1000000)
 
 
-def physical_torus_1d_moe__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_1d_moe__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
     x2 = x1/sigma_attn
@@ -7023,10 +7641,10 @@ def physical_torus_1d_moe__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ct
     x4 = numpy.less_equal(s, (1/2)*b*q_len*x0)
     x5 = numpy.minimum(n_experts, x1)
     x6 = numpy.where(x4, x5, 1)
-    return (1/1000000)*n_pp + n_layers*x3 + n_layers*numpy.where(numpy.where(x4, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x5, 1), numpy.less_equal(x1, 1), numpy.less_equal(x1/x5, 1)), 1, x1*numpy.where(numpy.less_equal(x5, 1), 1, x5**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x1, 1), 1, x1), 1)), 0, (1/500000)*numpy.maximum(1, x1/numpy.maximum(1, x6)) - 1/500000) + n_layers*numpy.where(numpy.where(x4, numpy.greater(x5, 1), False), x3 + 2*numpy.where(numpy.where(x4, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x1)), n_active, numpy.where(numpy.less_equal(n_experts, x1), n_experts, x1)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, (1/1000000)*numpy.minimum(n_active, x6) - 1/1000000), 0) - 1/1000000
+    return (1/1000000)*n_pp + n_layers*x3 + n_layers*numpy.where(numpy.where(x4, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x5, 1), numpy.less_equal(x1, 1), numpy.less_equal(x1/x5, 1)), 1, x1*numpy.where(numpy.less_equal(x5, 1), 1, x5**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x1, 1), 1, x1), 1)), 0, (1/500000)*numpy.maximum(1, x1/numpy.maximum(1, x6)) - 1/500000) + n_layers*numpy.where(numpy.where(x4, numpy.greater(x5, 1), False), x3 + numpy.where(numpy.greater(sigma_attn, 1), 2*numpy.where(numpy.where(x4, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x1)), n_active, numpy.where(numpy.less_equal(n_experts, x1), n_experts, x1)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, (1/1000000)*numpy.minimum(n_active, x6) - 1/1000000), 0), 0) - 1/1000000
 
 
-def physical_torus_1d_moe__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_1d_moe__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = b*q_len
     x1 = d_model/(n_gpu*bw_ar_inter)
     x2 = p_act*x1
@@ -7041,59 +7659,62 @@ def physical_torus_1d_moe__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, 
     x11 = numpy.minimum(n_experts, x6)
     x12 = numpy.where(x10, x11, 1)
     x13 = numpy.where(x10, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x6)), n_active, numpy.where(numpy.less_equal(n_experts, x6), n_experts, x6)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
-    x14 = x9*(1 - x4)*(numpy.minimum(n_active, x12) - 1)
-    return n_layers*x8 + n_layers*numpy.where(numpy.where(x10, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x11, 1), numpy.less_equal(x6, 1), numpy.less_equal(x6/x11, 1)), 1, x6*numpy.where(numpy.less_equal(x11, 1), 1, x11**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x6, 1), 1, x6), 1)), 0, x3*(numpy.maximum(1, x6/numpy.maximum(1, x12)) - 1)) + n_layers*numpy.where(numpy.where(x10, numpy.greater(x11, 1), False), x8 + numpy.where(x13, 0, x14*x2) + numpy.where(x13, 0, p_disp*x1*x14), 0) + (1/4)*x3*(n_pp - 1)
+    x14 = numpy.minimum(n_active, x12)
+    x15 = (1/1000000)*x14 - 1/1000000
+    x16 = x14*x9*(1 - x4)
+    return n_layers*x8 + n_layers*numpy.where(numpy.where(x10, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x11, 1), numpy.less_equal(x6, 1), numpy.less_equal(x6/x11, 1)), 1, x6*numpy.where(numpy.less_equal(x11, 1), 1, x11**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x6, 1), 1, x6), 1)), 0, x3*(numpy.maximum(1, x6/numpy.maximum(1, x12)) - 1)) + n_layers*numpy.where(numpy.where(x10, numpy.greater(x11, 1), False), x8 + numpy.where(numpy.greater(sigma_attn, 1), -2*numpy.where(x13, 0, x15) + numpy.where(x13, 0, x15 + x16*x2) + numpy.where(x13, 0, p_disp*x1*x16 + x15), 0), 0) + (1/4)*x3*(n_pp - 1)
 
 
-def physical_torus_1d_moe__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_1d_moe__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = 4*n_layers
     x1 = n_gpu**(-1.0)
     x2 = b*q_len
-    x3 = d_model*p_act*x1*x2/bw_ar_inter
-    x4 = (1/2)*q_len
-    x5 = n_pp**(-1.0)
-    x6 = b*x5
-    x7 = numpy.less_equal(s, x4*x6)
-    x8 = n_gpu*x5
-    x9 = numpy.minimum(n_experts, x8)
-    x10 = x8/numpy.maximum(1, numpy.where(x7, x9, 1))
-    x11 = numpy.maximum(1, x10)
-    x12 = n_layers*numpy.where(numpy.where(x7, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x9, 1), numpy.less_equal(x8, 1), numpy.less_equal(x8/x9, 1)), 1, x8*numpy.where(numpy.less_equal(x9, 1), 1, x9**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x8, 1), 1, x8), 1)), 0, (1/500000)*x11 + x3*(x11 - 1) - 1/500000) + (n_pp - 1)*((1/4)*x3 + 1/1000000)
-    x13 = d_model*vocab
-    x14 = s**(-1.0)
-    x15 = n_ff_in + n_ff_out
-    x16 = n_sh*x15
-    x17 = d_model*d_ff_shared*n_layers*x16
-    x18 = x8/sigma_attn
-    x19 = ctx + x4 - 1/2
-    x20 = ctx + q_len - 1
-    x21 = ctx**2 - ctx
-    x22 = (1/2)/q_len
-    x23 = r_cmp**(-1.0)
-    x24 = d_head*n_q
-    x25 = kv_win*numpy.minimum(ctx, ctx_win)
-    x26 = d_model*p
-    x27 = d_head*(n_q + 2*n_q/g)
-    x28 = x2*x5
-    x29 = p_act*x28
-    x30 = numpy.maximum(1, numpy.minimum(x10, numpy.sqrt(d_model)*numpy.sqrt(x11)/numpy.sqrt(d_ff)))
-    x31 = x14*x29
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(st_cmp + ctx*(kv_idx + kv_bytes) + x25) + p*(n_attn + n_ff + w_idx*(x8 - 1) + x17))), t_kernel*x0 + x12*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x12, n_pp*x1*(w_idx*p*x8 + n_layers*(n_experts*x15*(1 - (1 - x14)**x28)*(d_ff*x26 + d_ff*x30*x31 + d_model*x11*x31/x30) + x16*(d_ff_shared*x26 + x29*(d_model + d_ff_shared)) + x24*x26 + x26*x27 + x29*(d_model + x24) + x29*(d_model + x27)) + p_emb*x13 + x6*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x23 + x25))/hbm_bw), x1*(2*n_attn*x2 + 2*b*q_lm*x13 + x2*(2*n_ff*x14 + 2*x17) + x2*(f_idx*n_layers*x19*(xi_idx*x18 - xi_idx + 1) + w_idx*(2*x18 - 2) + x0*x24*(x23*numpy.where(numpy.greater_equal(k_top, x20), x19, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x22*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x21))) + numpy.where(numpy.greater_equal(ctx_win, x20), x19, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x22*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x21))))))/flops), numpy.inf)
+    x3 = x1*x2
+    x4 = d_model*p_act*x3/bw_ar_inter
+    x5 = (1/2)*q_len
+    x6 = n_pp**(-1.0)
+    x7 = b*x6
+    x8 = numpy.less_equal(s, x5*x7)
+    x9 = n_gpu*x6
+    x10 = numpy.minimum(n_experts, x9)
+    x11 = x9/numpy.maximum(1, numpy.where(x8, x10, 1))
+    x12 = numpy.maximum(1, x11)
+    x13 = n_layers*numpy.where(numpy.where(x8, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x10, 1), numpy.less_equal(x9, 1), numpy.less_equal(x9/x10, 1)), 1, x9*numpy.where(numpy.less_equal(x10, 1), 1, x10**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x9, 1), 1, x9), 1)), 0, (1/500000)*x12 + x4*(x12 - 1) - 1/500000) + (n_pp - 1)*((1/4)*x4 + 1/1000000)
+    x14 = d_model*vocab
+    x15 = s**(-1.0)
+    x16 = n_ff_in + n_ff_out
+    x17 = n_sh*x16
+    x18 = d_model*d_ff_shared*n_layers*x17
+    x19 = x9/sigma_attn
+    x20 = ctx + x5 - 1/2
+    x21 = ctx + q_len - 1
+    x22 = ctx**2 - ctx
+    x23 = (1/2)/q_len
+    x24 = r_cmp**(-1.0)
+    x25 = d_head*n_q
+    x26 = kv_win*numpy.minimum(ctx, ctx_win)
+    x27 = d_model*p
+    x28 = d_head*(n_q + 2*n_q/g)
+    x29 = x2*x6
+    x30 = p_act*x29
+    x31 = numpy.maximum(1, numpy.minimum(x11, numpy.sqrt(d_model)*numpy.sqrt(x12)/numpy.sqrt(d_ff)))
+    x32 = x15*x30
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(st_cmp + ctx*(kv_idx + kv_bytes) + x26) + p*(n_attn + n_ff + w_idx*(x9 - 1) + x18))), t_kernel*x0 + x13*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x13, n_pp*x1*(w_idx*p*x9 + n_layers*(n_experts*x16*(1 - (1 - x15)**x29)*(d_ff*x27 + d_ff*x31*x32 + d_model*x12*x32/x31) + x17*(d_ff_shared*x27 + x30*(d_model + d_ff_shared)) + x25*x27 + x27*x28 + x30*(d_model + x25) + x30*(d_model + x28)) + p_emb*x14 + x7*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x24 + x26))/hbm_bw), x0*x25*x3*(x24*numpy.where(numpy.greater_equal(k_top, x21), x20, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x23*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x22))) + numpy.where(numpy.greater_equal(ctx_win, x21), x20, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x23*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x22))))/flops_attn + x1*(2*n_attn*x2 + 2*b*q_lm*x14 + x2*(2*n_ff*x15 + 2*x18) + x2*(f_idx*n_layers*x20*(xi_idx*x19 - xi_idx + 1) + w_idx*(2*x19 - 2)))/flops), numpy.inf)
 
 
-def physical_torus_1d_moe__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_1d_moe__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return (1/1000000 + (1/4)*b*d_model*p_act*q_len/(n_gpu*bw_ar_inter))*(n_pp - 1)
 
 
-def physical_torus_1d_moe__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_1d_moe__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return (1/1000000)*n_pp - 1/1000000
 
 
-def physical_torus_1d_moe__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_1d_moe__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def physical_torus_1d_moe__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_1d_moe__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
     x2 = b*x0
@@ -7111,11 +7732,11 @@ def physical_torus_1d_moe__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, 
     return n_pp*(w_idx*p*x1 + d_model*vocab*p_emb + n_layers*(n_experts*x8*(1 - (1 - x9)**x6)*(d_ff*x12*x13 + d_ff*x4 + d_model*x11*x13/x12) + n_sh*x8*(d_ff_shared*x4 + x7*(d_model + d_ff_shared)) + x3*x4 + x4*x5 + x7*(d_model + x3) + x7*(d_model + x5)) + x2*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp))/(hbm_bw*n_gpu)
 
 
-def physical_torus_1d_moe__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_1d_moe__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes)) + p*(n_attn + n_ff + w_idx*(n_gpu/n_pp - 1) + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
-def physical_torus_1d_moe__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_1d_moe__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = 4*n_layers
     x1 = b*q_len
     x2 = p_act*x1
@@ -7139,7 +7760,7 @@ def physical_torus_1d_moe__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_ac
     x20 = numpy.where(numpy.less_equal(x18, 1), 0, (1/500000)*x18 + x19*x6 - 1/500000)
     x21 = numpy.where(x11, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x12)), n_active, numpy.where(numpy.less_equal(n_experts, x12), n_experts, x12)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
     x22 = numpy.minimum(n_active, x14)
-    x23 = b*d_model*x5*x8*(1 - x17)*(x22 - 1)
+    x23 = b*d_model*x22*x5*x8*(1 - x17)
     x24 = (1/1000000)*x22 - 1/1000000
     x25 = d_model*vocab
     x26 = p_emb*x25
@@ -7182,20 +7803,20 @@ def physical_torus_1d_moe__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_ac
     x63 = n_unembed*p_emb
     x64 = b*(st_cmp + ctx*(kv_idx + kv_bytes) + x39)
     x65 = n_attn + x58
-    return t_kernel*x0, n_layers*numpy.where(numpy.where(x11, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x13, 1), numpy.less_equal(x12, 1), numpy.less_equal(x12/x13, 1)), 1, x12*numpy.where(numpy.less_equal(x13, 1), 1, x13**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x12, 1), 1, x12), 1)), 0, (1/500000)*x16 + x6*(x16 - 1) - 1/500000) + x7, n_layers*x20 + n_layers*numpy.where(numpy.where(x11, numpy.greater(x13, 1), False), x20 + numpy.where(x21, 0, p_act*x23 + x24) + numpy.where(x21, 0, p_disp*x23 + x24), 0), x36*(n_layers*x35 + x26) + x36*(x37 + x38*x41 + x49*x50*(d_ff_shared*x45*x46 + x42 + x48/x45) + x49*(d_model*x46*x53 + x2*x47*x56/x53 + x46*x54*x55 + x48/x54 + x57)), x4*(2*n_attn*x1 + 2*b*q_lm*x25 + x1*(2*n_ff*x28 + 2*x58) + x1*(f_idx*n_layers*x59*(xi_idx*x18 - xi_idx + 1) + w_idx*(2*x18 - 2) + x0*x55*(x40*numpy.where(numpy.greater_equal(k_top, x60), x59, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x62*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x61))) + numpy.where(numpy.greater_equal(ctx_win, x60), x59, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x62*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x61))))))/flops, p*(n_ff + w_idx*sigma_attn*x19 + sigma_attn*x65) + x38*x64 + x63, x7, x36*(n_layers*(x33*(d_model + x55) + x33*(d_model + x56) + x35 + x50*(x33*(d_model + d_ff_shared) + x42) + x57) + x26 + x37 + x41), p*(n_ff + w_idx*(x12 - 1) + x65) + x63 + x64
+    return t_kernel*x0, n_layers*numpy.where(numpy.where(x11, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x13, 1), numpy.less_equal(x12, 1), numpy.less_equal(x12/x13, 1)), 1, x12*numpy.where(numpy.less_equal(x13, 1), 1, x13**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x12, 1), 1, x12), 1)), 0, (1/500000)*x16 + x6*(x16 - 1) - 1/500000) + x7, n_layers*x20 + n_layers*numpy.where(numpy.where(x11, numpy.greater(x13, 1), False), x20 + numpy.where(numpy.greater(sigma_attn, 1), numpy.where(x21, 0, p_act*x23 + x24) + numpy.where(x21, 0, p_disp*x23 + x24), 0), 0), x36*(n_layers*x35 + x26) + x36*(x37 + x38*x41 + x49*x50*(d_ff_shared*x45*x46 + x42 + x48/x45) + x49*(d_model*x46*x53 + x2*x47*x56/x53 + x46*x54*x55 + x48/x54 + x57)), x0*x1*x4*x55*(x40*numpy.where(numpy.greater_equal(k_top, x60), x59, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x62*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x61))) + numpy.where(numpy.greater_equal(ctx_win, x60), x59, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x62*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x61))))/flops_attn + x4*(2*n_attn*x1 + 2*b*q_lm*x25 + x1*(2*n_ff*x28 + 2*x58) + x1*(f_idx*n_layers*x59*(xi_idx*x18 - xi_idx + 1) + w_idx*(2*x18 - 2)))/flops, p*(n_ff + w_idx*sigma_attn*x19 + sigma_attn*x65) + x38*x64 + x63, x7, x36*(n_layers*(x33*(d_model + x55) + x33*(d_model + x56) + x35 + x50*(x33*(d_model + d_ff_shared) + x42) + x57) + x26 + x37 + x41), p*(n_ff + w_idx*(x12 - 1) + x65) + x63 + x64
 
 
-def physical_torus_1d_moe__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_1d_moe__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = 4*n_layers
     x1 = t_kernel*x0
     x2 = 1 - omega_net
-    x3 = b*q_len
-    x4 = p_act*x3
-    x5 = d_model*x4
-    x6 = n_gpu**(-1.0)
-    x7 = bw_ar_inter**(-1.0)
-    x8 = x6*x7
-    x9 = x5*x8
+    x3 = d_model*p_act
+    x4 = bw_ar_inter**(-1.0)
+    x5 = n_gpu**(-1.0)
+    x6 = b*q_len
+    x7 = x5*x6
+    x8 = x4*x7
+    x9 = x3*x8
     x10 = (n_pp - 1)*((1/4)*x9 + 1/1000000)
     x11 = (1/2)*q_len
     x12 = n_pp**(-1.0)
@@ -7222,14 +7843,14 @@ def physical_torus_1d_moe__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_a
     x33 = (1/2)/q_len
     x34 = r_cmp**(-1.0)
     x35 = d_head*n_q
-    x36 = x6*(2*n_attn*x3 + 2*b*q_lm*x23 + x3*(2*n_ff*x24 + 2*x27) + x3*(f_idx*n_layers*x30*(xi_idx*x29 - xi_idx + 1) + w_idx*(2*x29 - 2) + x0*x35*(x34*numpy.where(numpy.greater_equal(k_top, x31), x30, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x33*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x32))) + numpy.where(numpy.greater_equal(ctx_win, x31), x30, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x33*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x32))))))/flops
+    x36 = x0*x35*x7*(x34*numpy.where(numpy.greater_equal(k_top, x31), x30, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x33*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x32))) + numpy.where(numpy.greater_equal(ctx_win, x31), x30, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x33*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x32))))/flops_attn + x5*(2*n_attn*x6 + 2*b*q_lm*x23 + x6*(2*n_ff*x24 + 2*x27) + x6*(f_idx*n_layers*x30*(xi_idx*x29 - xi_idx + 1) + w_idx*(2*x29 - 2)))/flops
     x37 = p_emb*x23
     x38 = w_idx*p*x15
     x39 = kv_win*numpy.minimum(ctx, ctx_win)
     x40 = x13*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x34 + x39)
     x41 = d_model*p
     x42 = d_ff_shared*x41
-    x43 = x12*x3
+    x43 = x12*x6
     x44 = p_act*x43
     x45 = n_sh*x25
     x46 = numpy.sqrt(d_model)
@@ -7240,7 +7861,7 @@ def physical_torus_1d_moe__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_a
     x51 = n_q + 2*n_q/g
     x52 = d_head*x51
     x53 = x35*x41 + x41*x52
-    x54 = n_pp*x6/hbm_bw
+    x54 = n_pp*x5/hbm_bw
     x55 = x54*(n_layers*(x44*(d_model + x35) + x44*(d_model + x52) + x45*(x42 + x44*(d_model + d_ff_shared)) + x50 + x53) + x37 + x38 + x40)
     x56 = numpy.greater_equal(n_gpu, n_pp)
     x57 = numpy.less_equal(n_pp, b)
@@ -7253,9 +7874,9 @@ def physical_torus_1d_moe__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_a
     x64 = numpy.where(numpy.less_equal(x29, 1), 0, (1/500000)*x29 + x63*x9 - 1/500000)
     x65 = numpy.where(x14, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x15)), n_active, numpy.where(numpy.less_equal(n_experts, x15), n_experts, x15)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
     x66 = numpy.minimum(n_active, x19)
-    x67 = b*d_model*x11*x8*(1 - x28)*(x66 - 1)
+    x67 = b*x11*x4*x5*x66*(1 - x28)
     x68 = (1/1000000)*x66 - 1/1000000
-    x69 = numpy.where(x65, 0, p_act*x67 + x68) + numpy.where(x65, 0, p_disp*x67 + x68)
+    x69 = numpy.where(numpy.greater(sigma_attn, 1), numpy.where(x65, 0, x3*x67 + x68) + numpy.where(x65, 0, d_model*p_disp*x67 + x68), 0)
     x70 = numpy.where(x14, numpy.greater(x16, 1), False)
     x71 = n_layers*x64 + n_layers*numpy.where(x70, x64 + x69, 0) + x22
     x72 = numpy.maximum(1, g*x29/n_q)
@@ -7265,31 +7886,32 @@ def physical_torus_1d_moe__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_a
     x76 = x46*x75
     x77 = numpy.minimum(x29, numpy.maximum(1, x76/numpy.sqrt(d_ff_shared)))
     x78 = x28*x44
-    x79 = n_gpu/(n_pp**2*sigma_attn**2)
-    x80 = x5*x79
-    x81 = sigma_attn*n_layers
-    x82 = numpy.sqrt(d_head)
-    x83 = numpy.minimum(x29, numpy.maximum(1, numpy.sqrt(x51)*x75*x82/x46))
-    x84 = numpy.minimum(x29, numpy.maximum(1, x76/(numpy.sqrt(n_q)*x82)))
-    x85 = x54*(n_layers*x50 + x37) + x54*(x38 + x40*x72 + x45*x81*(d_ff_shared*x77*x78 + x42 + x80/x77) + x81*(d_model*x78*x83 + x35*x78*x84 + x4*x52*x79/x83 + x53 + x80/x84))
-    x86 = numpy.logical_and(numpy.logical_and(x56, x57), numpy.greater_equal(x58, p*(n_ff + w_idx*sigma_attn*x63 + sigma_attn*x61) + x59 + x60*x72))
-    x87 = numpy.where(x14, numpy.less_equal(numpy.sqrt(x17), 1), numpy.less_equal(numpy.sqrt(x18), 1))
-    x88 = x47 - 1
-    x89 = (1/500000)*x47 - 1/500000
-    x90 = x4*x8
-    x91 = n_layers*(numpy.where(x87, 0, n_ff_out*x88*x9 + x89) + numpy.where(x87, 0, n_ff_in*x88*x90*(d_ff*n_active + x26) + x89)) + x10
-    x92 = numpy.less_equal(x75, 1)
-    x93 = x75 - 1
-    x94 = (1/500000)*x75 - 1/500000
-    x95 = n_layers*(numpy.where(x92, 0, x9*x93 + x94) + numpy.where(x92, 0, x52*x90*x93 + x94)) + n_layers*numpy.where(x70, x69 + numpy.where(x92, 0, x5*x7*x74*x93/x73 + x94), 0) + x91
-    return numpy.where(x62, x1 + x2*x22 + numpy.maximum(numpy.maximum(x36, x55), omega_net*x22), numpy.inf), numpy.where(x86, x1 + x2*x71 + numpy.maximum(numpy.maximum(x36, x85), omega_net*x71), numpy.inf), numpy.where(x62, x1 + x2*x91 + numpy.maximum(numpy.maximum(x36, x55), omega_net*x91), numpy.inf), numpy.where(x86, x1 + x2*x95 + numpy.maximum(numpy.maximum(x36, x85), omega_net*x95), numpy.inf)
+    x79 = x3*x6
+    x80 = n_gpu/(n_pp**2*sigma_attn**2)
+    x81 = x79*x80
+    x82 = sigma_attn*n_layers
+    x83 = numpy.sqrt(d_head)
+    x84 = numpy.minimum(x29, numpy.maximum(1, numpy.sqrt(x51)*x75*x83/x46))
+    x85 = numpy.minimum(x29, numpy.maximum(1, x76/(numpy.sqrt(n_q)*x83)))
+    x86 = x54*(n_layers*x50 + x37) + x54*(x38 + x40*x72 + x45*x82*(d_ff_shared*x77*x78 + x42 + x81/x77) + x82*(d_model*x78*x84 + p_act*x52*x6*x80/x84 + x35*x78*x85 + x53 + x81/x85))
+    x87 = numpy.logical_and(numpy.logical_and(x56, x57), numpy.greater_equal(x58, p*(n_ff + w_idx*sigma_attn*x63 + sigma_attn*x61) + x59 + x60*x72))
+    x88 = numpy.where(x14, numpy.less_equal(numpy.sqrt(x17), 1), numpy.less_equal(numpy.sqrt(x18), 1))
+    x89 = x47 - 1
+    x90 = (1/500000)*x47 - 1/500000
+    x91 = p_act*x8
+    x92 = n_layers*(numpy.where(x88, 0, n_ff_out*x89*x9 + x90) + numpy.where(x88, 0, n_ff_in*x89*x91*(d_ff*n_active + x26) + x90)) + x10
+    x93 = numpy.less_equal(x75, 1)
+    x94 = x75 - 1
+    x95 = (1/500000)*x75 - 1/500000
+    x96 = n_layers*(numpy.where(x93, 0, x9*x94 + x95) + numpy.where(x93, 0, x52*x91*x94 + x95)) + n_layers*numpy.where(x70, x69 + numpy.where(x93, 0, x4*x74*x79*x94/x73 + x95), 0) + x92
+    return numpy.where(x62, x1 + x2*x22 + numpy.maximum(numpy.maximum(x36, x55), omega_net*x22), numpy.inf), numpy.where(x87, x1 + x2*x71 + numpy.maximum(numpy.maximum(x36, x86), omega_net*x71), numpy.inf), numpy.where(x62, x1 + x2*x92 + numpy.maximum(numpy.maximum(x36, x55), omega_net*x92), numpy.inf), numpy.where(x87, x1 + x2*x96 + numpy.maximum(numpy.maximum(x36, x86), omega_net*x96), numpy.inf)
 
 
-def physical_torus_2d_moe__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_2d_moe__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return 4*n_layers*t_kernel
 
 
-def physical_torus_2d_moe__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_2d_moe__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = numpy.sqrt(n_gpu)
     x1 = 1/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
     x2 = x0*x1
@@ -7309,12 +7931,12 @@ def physical_torus_2d_moe__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, 
     x16 = numpy.where(x14, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x15)), n_active, numpy.where(numpy.less_equal(n_experts, x15), n_experts, x15)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
     x17 = numpy.minimum(n_experts, x15)
     x18 = numpy.minimum(n_active, numpy.where(x14, x17, 1))
-    x19 = x13*(1 - 1/sigma_attn)*(x18 - 1)
+    x19 = x13*x18*(1 - 1/sigma_attn)
     x20 = (1/1000000)*x18 - 1/1000000
-    return n_layers*(numpy.where(x3, 0, x10 + x7*x9) + numpy.where(x3, 0, d_head*x11*x4*(n_q + 2*n_q/g) + x10)) + n_layers*numpy.where(numpy.where(x14, numpy.greater(x17, 1), False), numpy.where(x16, 0, x19*x7 + x20) + numpy.where(x16, 0, p_disp*x19*x6 + x20) + numpy.where(x3, 0, d_model*x1*x11/x0 + x10), 0)
+    return n_layers*(numpy.where(x3, 0, x10 + x7*x9) + numpy.where(x3, 0, d_head*x11*x4*(n_q + 2*n_q/g) + x10)) + n_layers*numpy.where(numpy.where(x14, numpy.greater(x17, 1), False), numpy.where(x3, 0, d_model*x1*x11/x0 + x10) + numpy.where(numpy.greater(sigma_attn, 1), numpy.where(x16, 0, x19*x7 + x20) + numpy.where(x16, 0, p_disp*x19*x6 + x20), 0), 0)
 
 
-def physical_torus_2d_moe__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_2d_moe__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = b*q_len
     x1 = p_act*x0/(n_gpu*bw_ar_inter)
     x2 = d_model*x1
@@ -7329,7 +7951,7 @@ def physical_torus_2d_moe__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, 
     return n_layers*(numpy.where(x7, 0, n_ff_out*x2*x9 + x10) + numpy.where(x7, 0, n_ff_in*x1*x9*(d_ff*n_active + d_ff_shared*n_sh) + x10)) + (n_pp - 1)*((1/4)*x2 + 1/1000000)
 
 
-def physical_torus_2d_moe__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_2d_moe__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
     x2 = sigma_attn**(-1.0)
@@ -7355,7 +7977,7 @@ def physical_torus_2d_moe__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, c
     return n_pp*(w_idx*p*x1 + n_sh*x16*(n_ff_in + n_ff_out)*(d_ff_shared*x12*x9 + d_ff_shared*x5 + x15/x9) + x16*(d_head*n_q*x12*x20 + d_head*x10*x14*x18/x21 + n_q*x17 + x11*x13*x21 + x15/x20 + x17*x18) + x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, g*x3/n_q))/(hbm_bw*n_gpu)
 
 
-def physical_torus_2d_moe__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_2d_moe__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = s**(-1.0)
     x1 = n_pp**(-1.0)
     x2 = b*q_len*x1
@@ -7367,27 +7989,27 @@ def physical_torus_2d_moe__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p
     return n_pp*(d_model*vocab*p_emb + n_experts*n_layers*(1 - (1 - x0)**x2)*(n_ff_in + n_ff_out)*(d_ff*d_model*p + d_ff*x6*x7 + d_model*x5*x7/x6))/(hbm_bw*n_gpu)
 
 
-def physical_torus_2d_moe__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
-    return 0
+def physical_torus_2d_moe__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+    x0 = ctx + (1/2)*q_len - 1/2
+    x1 = ctx + q_len - 1
+    x2 = ctx**2 - ctx
+    x3 = (1/2)/q_len
+    return 4*b*d_head*n_layers*n_q*q_len*(numpy.where(numpy.greater_equal(ctx_win, x1), x0, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x3*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x2))) + numpy.where(numpy.greater_equal(k_top, x1), x0, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x3*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x2)))/r_cmp)/(flops_attn*n_gpu)
 
 
-def physical_torus_2d_moe__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_2d_moe__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = b*q_len
     x1 = 2*d_model
     x2 = n_gpu/(n_pp*sigma_attn)
-    x3 = ctx + (1/2)*q_len - 1/2
-    x4 = ctx + q_len - 1
-    x5 = ctx**2 - ctx
-    x6 = (1/2)/q_len
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2) + 4*d_head*n_layers*n_q*(numpy.where(numpy.greater_equal(ctx_win, x4), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x6*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x5))) + numpy.where(numpy.greater_equal(k_top, x4), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x6*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x5)))/r_cmp)))/(flops*n_gpu)
+    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*(ctx + (1/2)*q_len - 1/2)*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2)))/(flops*n_gpu)
 
 
-def physical_torus_2d_moe__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_2d_moe__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_gpu/(n_pp*sigma_attn)
     return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, g*x0/n_q) + p*(n_ff + w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))
 
 
-def physical_torus_2d_moe__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_2d_moe__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_gpu**(-1.0)
     x1 = bw_ar_inter**(-1.0)
     x2 = d_model*x0*x1
@@ -7413,12 +8035,12 @@ def physical_torus_2d_moe__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_
     x22 = (1/500000)*x20 - 1/500000
     x23 = numpy.where(x15, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x16)), n_active, numpy.where(numpy.less_equal(n_experts, x16), n_experts, x16)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
     x24 = numpy.minimum(n_active, x19)
-    x25 = x14*x2*(1 - 1/sigma_attn)*(x24 - 1)
+    x25 = x14*x2*x24*(1 - 1/sigma_attn)
     x26 = (1/1000000)*x24 - 1/1000000
-    return n_layers*(numpy.where(x18, 0, n_ff_out*x21*x5 + x22) + numpy.where(x18, 0, n_ff_in*x12*x21*(d_ff*n_active + d_ff_shared*n_sh) + x22)) + n_layers*(numpy.where(x9, 0, x10*x5 + x11) + numpy.where(x9, 0, d_head*x10*x12*(n_q + 2*n_q/g) + x11)) + n_layers*numpy.where(numpy.where(x15, numpy.greater(x17, 1), False), numpy.where(x23, 0, p_act*x25 + x26) + numpy.where(x23, 0, p_disp*x25 + x26) + numpy.where(x9, 0, d_model*x1*x10*x4*x7/x6 + x11), 0) + (n_pp - 1)*((1/4)*x5 + 1/1000000)
+    return n_layers*(numpy.where(x18, 0, n_ff_out*x21*x5 + x22) + numpy.where(x18, 0, n_ff_in*x12*x21*(d_ff*n_active + d_ff_shared*n_sh) + x22)) + n_layers*(numpy.where(x9, 0, x10*x5 + x11) + numpy.where(x9, 0, d_head*x10*x12*(n_q + 2*n_q/g) + x11)) + n_layers*numpy.where(numpy.where(x15, numpy.greater(x17, 1), False), numpy.where(x9, 0, d_model*x1*x10*x4*x7/x6 + x11) + numpy.where(numpy.greater(sigma_attn, 1), numpy.where(x23, 0, p_act*x25 + x26) + numpy.where(x23, 0, p_disp*x25 + x26), 0), 0) + (n_pp - 1)*((1/4)*x5 + 1/1000000)
 
 
-def physical_torus_2d_moe__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_2d_moe__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_ff_in + n_ff_out
     x1 = s**(-1.0)
     x2 = n_pp**(-1.0)
@@ -7450,33 +8072,34 @@ def physical_torus_2d_moe__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_a
     return x13*(d_model*vocab*p_emb + n_experts*n_layers*x0*(1 - (1 - x1)**x4)*(d_ff*x10*x12 + d_ff*x5 + d_model*x12*x9/x10)) + x13*(w_idx*p*x6 + n_sh*x0*x22*(d_ff_shared*x18*x19 + d_ff_shared*x5 + x21/x18) + x22*(d_head*n_q*x19*x26 + d_head*x20*x24/x27 + d_model*x19*x27 + n_q*x23 + x21/x26 + x23*x24) + x3*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, g*x15/n_q))
 
 
-def physical_torus_2d_moe__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
-    x0 = b*q_len
-    x1 = 2*d_model
-    x2 = n_gpu/(n_pp*sigma_attn)
-    x3 = ctx + (1/2)*q_len - 1/2
-    x4 = ctx + q_len - 1
-    x5 = ctx**2 - ctx
-    x6 = (1/2)/q_len
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2) + 4*d_head*n_layers*n_q*(numpy.where(numpy.greater_equal(ctx_win, x4), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x6*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x5))) + numpy.where(numpy.greater_equal(k_top, x4), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x6*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x5)))/r_cmp)))/(flops*n_gpu)
-
-
-def physical_torus_2d_moe__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
-    x0 = 4*n_layers
+def physical_torus_2d_moe__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+    x0 = n_gpu**(-1.0)
     x1 = b*q_len
-    x2 = d_model*p_act
-    x3 = x1*x2
-    x4 = n_gpu**(-1.0)
-    x5 = bw_ar_inter**(-1.0)
-    x6 = x4*x5
-    x7 = x3*x6
+    x2 = 2*d_model
+    x3 = n_gpu/(n_pp*sigma_attn)
+    x4 = ctx + (1/2)*q_len - 1/2
+    x5 = ctx + q_len - 1
+    x6 = ctx**2 - ctx
+    x7 = (1/2)/q_len
+    return 4*d_head*n_layers*n_q*x0*x1*(numpy.where(numpy.greater_equal(ctx_win, x5), x4, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x7*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x6))) + numpy.where(numpy.greater_equal(k_top, x5), x4, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x7*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x6)))/r_cmp)/flops_attn + x0*(2*n_attn*x1 + b*vocab*q_lm*x2 + x1*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x2*(n_ff_in + n_ff_out)) + x1*(f_idx*n_layers*x4*(xi_idx*x3 - xi_idx + 1) + w_idx*(2*x3 - 2)))/flops
+
+
+def physical_torus_2d_moe__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+    x0 = 4*n_layers
+    x1 = d_model*p_act
+    x2 = bw_ar_inter**(-1.0)
+    x3 = n_gpu**(-1.0)
+    x4 = b*q_len
+    x5 = x3*x4
+    x6 = x2*x5
+    x7 = x1*x6
     x8 = numpy.sqrt(n_gpu)
     x9 = 1/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
     x10 = x8*x9
     x11 = numpy.less_equal(x10, 1)
     x12 = x10 - 1
     x13 = (1/500000)*x10 - 1/500000
-    x14 = p_act*x1*x6
+    x14 = p_act*x6
     x15 = n_q + 2*n_q/g
     x16 = d_head*x15
     x17 = n_pp**(-1.0)
@@ -7493,52 +8116,53 @@ def physical_torus_2d_moe__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_
     x28 = x27 - 1
     x29 = (1/500000)*x27 - 1/500000
     x30 = d_ff_shared*n_sh
-    x31 = numpy.where(x20, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x21)), n_active, numpy.where(numpy.less_equal(n_experts, x21), n_experts, x21)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
-    x32 = sigma_attn**(-1.0)
+    x31 = x1*x4
+    x32 = numpy.where(x20, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x21)), n_active, numpy.where(numpy.less_equal(n_experts, x21), n_experts, x21)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
     x33 = numpy.minimum(n_active, x24)
-    x34 = x19*x6*(1 - x32)*(x33 - 1)
-    x35 = (1/1000000)*x33 - 1/1000000
-    x36 = n_layers*(numpy.where(x11, 0, x12*x7 + x13) + numpy.where(x11, 0, x12*x14*x16 + x13)) + n_layers*(numpy.where(x23, 0, n_ff_out*x28*x7 + x29) + numpy.where(x23, 0, n_ff_in*x14*x28*(d_ff*n_active + x30) + x29)) + n_layers*numpy.where(numpy.where(x20, numpy.greater(x22, 1), False), numpy.where(x11, 0, x12*x3*x5*x9/x8 + x13) + numpy.where(x31, 0, x2*x34 + x35) + numpy.where(x31, 0, d_model*p_disp*x34 + x35), 0) + (n_pp - 1)*((1/4)*x7 + 1/1000000)
-    x37 = d_model*vocab
-    x38 = s**(-1.0)
-    x39 = n_ff_in + n_ff_out
-    x40 = n_layers*x39
-    x41 = d_model*x30*x40
-    x42 = x21*x32
-    x43 = ctx + x18 - 1/2
-    x44 = ctx + q_len - 1
-    x45 = ctx**2 - ctx
-    x46 = (1/2)/q_len
-    x47 = r_cmp**(-1.0)
-    x48 = d_head*n_q
-    x49 = x1*x17
-    x50 = d_model*p
-    x51 = numpy.sqrt(d_model)
-    x52 = numpy.maximum(1, numpy.minimum(x25, x27*x51/numpy.sqrt(d_ff)))
-    x53 = p_act*x49
-    x54 = x2*x49
-    x55 = n_pp*x4/hbm_bw
-    x56 = kv_win*numpy.minimum(ctx, ctx_win)
-    x57 = b*numpy.maximum(1, g*x42/n_q)
-    x58 = x10*x51
-    x59 = numpy.minimum(x42, numpy.maximum(1, x58/numpy.sqrt(d_ff_shared)))
-    x60 = x32*x53
-    x61 = n_gpu/(n_pp**2*sigma_attn**2)
-    x62 = x3*x61
-    x63 = sigma_attn*n_layers
-    x64 = d_head*x50
-    x65 = numpy.sqrt(d_head)
-    x66 = numpy.minimum(x42, numpy.maximum(1, x58/(numpy.sqrt(n_q)*x65)))
-    x67 = numpy.minimum(x42, numpy.maximum(1, x10*numpy.sqrt(x15)*x65/x51))
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + p*(n_ff + w_idx*sigma_attn*(x42 - 1) + sigma_attn*(n_attn + x41)) + x57*(st_cmp + ctx*(kv_idx + kv_bytes) + x56))), t_kernel*x0 + x36*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x36, x55*(n_experts*x40*(1 - (1 - x38)**x49)*(d_ff*x38*x52*x53 + d_ff*x50 + x26*x38*x54/x52) + p_emb*x37) + x55*(w_idx*p*x21 + n_sh*x39*x63*(d_ff_shared*x50 + d_ff_shared*x59*x60 + x62/x59) + x17*x57*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x47 + x56) + x63*(n_q*x64 + p_act*x1*x16*x61/x67 + x15*x64 + x32*x54*x67 + x48*x60*x66 + x62/x66))), x4*(2*n_attn*x1 + 2*b*q_lm*x37 + x1*(2*n_ff*x38 + 2*x41) + x1*(f_idx*n_layers*x43*(xi_idx*x42 - xi_idx + 1) + w_idx*(2*x42 - 2) + x0*x48*(x47*numpy.where(numpy.greater_equal(k_top, x44), x43, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x46*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x45))) + numpy.where(numpy.greater_equal(ctx_win, x44), x43, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x46*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x45))))))/flops), numpy.inf)
+    x34 = sigma_attn**(-1.0)
+    x35 = x19*x2*x3*x33*(1 - x34)
+    x36 = (1/1000000)*x33 - 1/1000000
+    x37 = n_layers*(numpy.where(x11, 0, x12*x7 + x13) + numpy.where(x11, 0, x12*x14*x16 + x13)) + n_layers*(numpy.where(x23, 0, n_ff_out*x28*x7 + x29) + numpy.where(x23, 0, n_ff_in*x14*x28*(d_ff*n_active + x30) + x29)) + n_layers*numpy.where(numpy.where(x20, numpy.greater(x22, 1), False), numpy.where(x11, 0, x12*x2*x31*x9/x8 + x13) + numpy.where(numpy.greater(sigma_attn, 1), numpy.where(x32, 0, x1*x35 + x36) + numpy.where(x32, 0, d_model*p_disp*x35 + x36), 0), 0) + (n_pp - 1)*((1/4)*x7 + 1/1000000)
+    x38 = d_model*vocab
+    x39 = s**(-1.0)
+    x40 = n_ff_in + n_ff_out
+    x41 = n_layers*x40
+    x42 = d_model*x30*x41
+    x43 = x21*x34
+    x44 = ctx + x18 - 1/2
+    x45 = ctx + q_len - 1
+    x46 = ctx**2 - ctx
+    x47 = (1/2)/q_len
+    x48 = r_cmp**(-1.0)
+    x49 = d_head*n_q
+    x50 = x17*x4
+    x51 = d_model*p
+    x52 = numpy.sqrt(d_model)
+    x53 = numpy.maximum(1, numpy.minimum(x25, x27*x52/numpy.sqrt(d_ff)))
+    x54 = p_act*x50
+    x55 = x1*x50
+    x56 = n_pp*x3/hbm_bw
+    x57 = kv_win*numpy.minimum(ctx, ctx_win)
+    x58 = b*numpy.maximum(1, g*x43/n_q)
+    x59 = x10*x52
+    x60 = numpy.minimum(x43, numpy.maximum(1, x59/numpy.sqrt(d_ff_shared)))
+    x61 = x34*x54
+    x62 = n_gpu/(n_pp**2*sigma_attn**2)
+    x63 = x31*x62
+    x64 = sigma_attn*n_layers
+    x65 = d_head*x51
+    x66 = numpy.sqrt(d_head)
+    x67 = numpy.minimum(x43, numpy.maximum(1, x59/(numpy.sqrt(n_q)*x66)))
+    x68 = numpy.minimum(x43, numpy.maximum(1, x10*numpy.sqrt(x15)*x66/x52))
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + p*(n_ff + w_idx*sigma_attn*(x43 - 1) + sigma_attn*(n_attn + x42)) + x58*(st_cmp + ctx*(kv_idx + kv_bytes) + x57))), t_kernel*x0 + x37*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x37, x56*(n_experts*x41*(1 - (1 - x39)**x50)*(d_ff*x39*x53*x54 + d_ff*x51 + x26*x39*x55/x53) + p_emb*x38) + x56*(w_idx*p*x21 + n_sh*x40*x64*(d_ff_shared*x51 + d_ff_shared*x60*x61 + x63/x60) + x17*x58*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x48 + x57) + x64*(n_q*x65 + p_act*x16*x4*x62/x68 + x15*x65 + x34*x55*x68 + x49*x61*x67 + x63/x67))), x0*x49*x5*(x48*numpy.where(numpy.greater_equal(k_top, x45), x44, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x47*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x46))) + numpy.where(numpy.greater_equal(ctx_win, x45), x44, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x47*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x46))))/flops_attn + x3*(2*n_attn*x4 + 2*b*q_lm*x38 + x4*(2*n_ff*x39 + 2*x42) + x4*(f_idx*n_layers*x44*(xi_idx*x43 - xi_idx + 1) + w_idx*(2*x43 - 2)))/flops), numpy.inf)
 
 
-def physical_torus_2d_moe__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_2d_moe__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_gpu/(n_pp*sigma_attn)
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, g*x0/n_q) + p*(n_ff + w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))))), 1, 0)
 
 
-def physical_torus_2d_moe__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_2d_moe__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = b*q_len
     x1 = p_act*x0/(n_gpu*bw_ar_inter)
     x2 = d_model*x1
@@ -7553,7 +8177,7 @@ def physical_torus_2d_moe__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_ac
     return 4*n_layers*t_kernel + n_layers*(numpy.where(x7, 0, n_ff_out*x2*x9 + x10) + numpy.where(x7, 0, n_ff_in*x1*x9*(d_ff*n_active + d_ff_shared*n_sh) + x10)) + (n_pp - 1)*((1/4)*x2 + 1/1000000)
 
 
-def physical_torus_2d_moe__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_2d_moe__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
     x1 = numpy.where(numpy.less_equal(x0, 1), 0, (1/500000)*x0 - 1/500000)
     x2 = 2*n_layers
@@ -7562,10 +8186,10 @@ def physical_torus_2d_moe__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ct
     x5 = n_gpu*x3
     x6 = numpy.minimum(n_experts, x5)
     x7 = numpy.where(x4, x6, 1)
-    return (1/1000000)*n_pp + n_layers*numpy.where(numpy.where(x4, numpy.greater(x6, 1), False), x1 + 2*numpy.where(numpy.where(x4, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x5)), n_active, numpy.where(numpy.less_equal(n_experts, x5), n_experts, x5)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, (1/1000000)*numpy.minimum(n_active, x7) - 1/1000000), 0) + x1*x2 + x2*numpy.where(numpy.where(x4, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x6, 1), numpy.less_equal(x5, 1), numpy.less_equal(x5/x6, 1)), 1, numpy.sqrt(x5*numpy.where(numpy.less_equal(x6, 1), 1, x6**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x5, 1), 1, numpy.sqrt(x5)), 1)), 0, (1/500000)*numpy.sqrt(numpy.maximum(1, x5/numpy.maximum(1, x7))) - 1/500000) - 1/1000000
+    return (1/1000000)*n_pp + n_layers*numpy.where(numpy.where(x4, numpy.greater(x6, 1), False), x1 + numpy.where(numpy.greater(sigma_attn, 1), 2*numpy.where(numpy.where(x4, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x5)), n_active, numpy.where(numpy.less_equal(n_experts, x5), n_experts, x5)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, (1/1000000)*numpy.minimum(n_active, x7) - 1/1000000), 0), 0) + x1*x2 + x2*numpy.where(numpy.where(x4, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x6, 1), numpy.less_equal(x5, 1), numpy.less_equal(x5/x6, 1)), 1, numpy.sqrt(x5*numpy.where(numpy.less_equal(x6, 1), 1, x6**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x5, 1), 1, numpy.sqrt(x5)), 1)), 0, (1/500000)*numpy.sqrt(numpy.maximum(1, x5/numpy.maximum(1, x7))) - 1/500000) - 1/1000000
 
 
-def physical_torus_2d_moe__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_2d_moe__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_gpu**(-1.0)
     x1 = bw_ar_inter**(-1.0)
     x2 = d_model*x0*x1
@@ -7586,64 +8210,67 @@ def physical_torus_2d_moe__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, 
     x17 = numpy.where(x13, x15, 1)
     x18 = x4*(numpy.sqrt(numpy.maximum(1, x14/numpy.maximum(1, x17))) - 1)
     x19 = numpy.where(x13, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x14)), n_active, numpy.where(numpy.less_equal(n_experts, x14), n_experts, x14)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
-    x20 = x12*x2*(1 - 1/sigma_attn)*(numpy.minimum(n_active, x17) - 1)
-    return n_layers*(numpy.where(x16, 0, n_ff_out*x18*x2) + numpy.where(x16, 0, n_ff_in*x10*x18*(d_ff*n_active + d_ff_shared*n_sh))) + n_layers*(numpy.where(x8, 0, x2*x9) + numpy.where(x8, 0, d_head*x10*x9*(n_q + 2*n_q/g))) + n_layers*numpy.where(numpy.where(x13, numpy.greater(x15, 1), False), numpy.where(x19, 0, p_act*x20) + numpy.where(x19, 0, p_disp*x20) + numpy.where(x8, 0, d_model*x1*x6*x9/x5), 0) + (1/4)*x2*x4*(n_pp - 1)
+    x20 = numpy.minimum(n_active, x17)
+    x21 = (1/1000000)*x20 - 1/1000000
+    x22 = x12*x2*x20*(1 - 1/sigma_attn)
+    return n_layers*(numpy.where(x16, 0, n_ff_out*x18*x2) + numpy.where(x16, 0, n_ff_in*x10*x18*(d_ff*n_active + d_ff_shared*n_sh))) + n_layers*(numpy.where(x8, 0, x2*x9) + numpy.where(x8, 0, d_head*x10*x9*(n_q + 2*n_q/g))) + n_layers*numpy.where(numpy.where(x13, numpy.greater(x15, 1), False), numpy.where(x8, 0, d_model*x1*x6*x9/x5) + numpy.where(numpy.greater(sigma_attn, 1), -2*numpy.where(x19, 0, x21) + numpy.where(x19, 0, p_act*x22 + x21) + numpy.where(x19, 0, p_disp*x22 + x21), 0), 0) + (1/4)*x2*x4*(n_pp - 1)
 
 
-def physical_torus_2d_moe__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_2d_moe__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = 4*n_layers
     x1 = n_gpu**(-1.0)
     x2 = b*q_len
-    x3 = p_act*x1*x2/bw_ar_inter
-    x4 = d_model*x3
-    x5 = (1/2)*q_len
-    x6 = n_pp**(-1.0)
-    x7 = b*x6
-    x8 = numpy.less_equal(s, x5*x7)
-    x9 = n_gpu*x6
-    x10 = numpy.minimum(n_experts, x9)
-    x11 = numpy.where(x8, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x10, 1), numpy.less_equal(x9, 1), numpy.less_equal(x9/x10, 1)), 1, numpy.sqrt(x9*numpy.where(numpy.less_equal(x10, 1), 1, x10**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x9, 1), 1, numpy.sqrt(x9)), 1))
-    x12 = x9/numpy.maximum(1, numpy.where(x8, x10, 1))
-    x13 = numpy.maximum(1, x12)
-    x14 = numpy.sqrt(x13)
-    x15 = x14 - 1
-    x16 = (1/500000)*x14 - 1/500000
-    x17 = d_ff_shared*n_sh
-    x18 = n_layers*(numpy.where(x11, 0, n_ff_out*x15*x4 + x16) + numpy.where(x11, 0, n_ff_in*x15*x3*(d_ff*n_active + x17) + x16)) + (n_pp - 1)*((1/4)*x4 + 1/1000000)
-    x19 = d_model*vocab
-    x20 = s**(-1.0)
-    x21 = n_ff_in + n_ff_out
-    x22 = d_model*n_layers*x17*x21
-    x23 = x9/sigma_attn
-    x24 = ctx + x5 - 1/2
-    x25 = ctx + q_len - 1
-    x26 = ctx**2 - ctx
-    x27 = (1/2)/q_len
-    x28 = r_cmp**(-1.0)
-    x29 = d_head*n_q
-    x30 = kv_win*numpy.minimum(ctx, ctx_win)
-    x31 = d_model*p
-    x32 = d_head*(n_q + 2*n_q/g)
-    x33 = x2*x6
-    x34 = p_act*x33
-    x35 = numpy.maximum(1, numpy.minimum(x12, numpy.sqrt(d_model)*x14/numpy.sqrt(d_ff)))
-    x36 = x20*x34
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(st_cmp + ctx*(kv_idx + kv_bytes) + x30) + p*(n_attn + n_ff + w_idx*(x9 - 1) + x22))), t_kernel*x0 + x18*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x18, n_pp*x1*(w_idx*p*x9 + n_layers*(n_experts*x21*(1 - (1 - x20)**x33)*(d_ff*x31 + d_ff*x35*x36 + d_model*x13*x36/x35) + n_sh*x21*(d_ff_shared*x31 + x34*(d_model + d_ff_shared)) + x29*x31 + x31*x32 + x34*(d_model + x29) + x34*(d_model + x32)) + p_emb*x19 + x7*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x28 + x30))/hbm_bw), x1*(2*n_attn*x2 + 2*b*q_lm*x19 + x2*(2*n_ff*x20 + 2*x22) + x2*(f_idx*n_layers*x24*(xi_idx*x23 - xi_idx + 1) + w_idx*(2*x23 - 2) + x0*x29*(x28*numpy.where(numpy.greater_equal(k_top, x25), x24, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x27*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x26))) + numpy.where(numpy.greater_equal(ctx_win, x25), x24, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x27*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x26))))))/flops), numpy.inf)
+    x3 = x1*x2
+    x4 = p_act*x3/bw_ar_inter
+    x5 = d_model*x4
+    x6 = (1/2)*q_len
+    x7 = n_pp**(-1.0)
+    x8 = b*x7
+    x9 = numpy.less_equal(s, x6*x8)
+    x10 = n_gpu*x7
+    x11 = numpy.minimum(n_experts, x10)
+    x12 = numpy.where(x9, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x11, 1), numpy.less_equal(x10, 1), numpy.less_equal(x10/x11, 1)), 1, numpy.sqrt(x10*numpy.where(numpy.less_equal(x11, 1), 1, x11**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x10, 1), 1, numpy.sqrt(x10)), 1))
+    x13 = x10/numpy.maximum(1, numpy.where(x9, x11, 1))
+    x14 = numpy.maximum(1, x13)
+    x15 = numpy.sqrt(x14)
+    x16 = x15 - 1
+    x17 = (1/500000)*x15 - 1/500000
+    x18 = d_ff_shared*n_sh
+    x19 = n_layers*(numpy.where(x12, 0, n_ff_out*x16*x5 + x17) + numpy.where(x12, 0, n_ff_in*x16*x4*(d_ff*n_active + x18) + x17)) + (n_pp - 1)*((1/4)*x5 + 1/1000000)
+    x20 = d_model*vocab
+    x21 = s**(-1.0)
+    x22 = n_ff_in + n_ff_out
+    x23 = d_model*n_layers*x18*x22
+    x24 = x10/sigma_attn
+    x25 = ctx + x6 - 1/2
+    x26 = ctx + q_len - 1
+    x27 = ctx**2 - ctx
+    x28 = (1/2)/q_len
+    x29 = r_cmp**(-1.0)
+    x30 = d_head*n_q
+    x31 = kv_win*numpy.minimum(ctx, ctx_win)
+    x32 = d_model*p
+    x33 = d_head*(n_q + 2*n_q/g)
+    x34 = x2*x7
+    x35 = p_act*x34
+    x36 = numpy.maximum(1, numpy.minimum(x13, numpy.sqrt(d_model)*x15/numpy.sqrt(d_ff)))
+    x37 = x21*x35
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(st_cmp + ctx*(kv_idx + kv_bytes) + x31) + p*(n_attn + n_ff + w_idx*(x10 - 1) + x23))), t_kernel*x0 + x19*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x19, n_pp*x1*(w_idx*p*x10 + n_layers*(n_experts*x22*(1 - (1 - x21)**x34)*(d_ff*x32 + d_ff*x36*x37 + d_model*x14*x37/x36) + n_sh*x22*(d_ff_shared*x32 + x35*(d_model + d_ff_shared)) + x30*x32 + x32*x33 + x35*(d_model + x30) + x35*(d_model + x33)) + p_emb*x20 + x8*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x29 + x31))/hbm_bw), x0*x3*x30*(x29*numpy.where(numpy.greater_equal(k_top, x26), x25, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x28*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x27))) + numpy.where(numpy.greater_equal(ctx_win, x26), x25, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x28*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x27))))/flops_attn + x1*(2*n_attn*x2 + 2*b*q_lm*x20 + x2*(2*n_ff*x21 + 2*x23) + x2*(f_idx*n_layers*x25*(xi_idx*x24 - xi_idx + 1) + w_idx*(2*x24 - 2)))/flops), numpy.inf)
 
 
-def physical_torus_2d_moe__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_2d_moe__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return (1/1000000 + (1/4)*b*d_model*p_act*q_len/(n_gpu*bw_ar_inter))*(n_pp - 1)
 
 
-def physical_torus_2d_moe__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_2d_moe__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return (1/1000000)*n_pp - 1/1000000
 
 
-def physical_torus_2d_moe__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_2d_moe__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def physical_torus_2d_moe__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_2d_moe__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
     x2 = b*x0
@@ -7661,11 +8288,11 @@ def physical_torus_2d_moe__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, 
     return n_pp*(w_idx*p*x1 + d_model*vocab*p_emb + n_layers*(n_experts*x8*(1 - (1 - x9)**x6)*(d_ff*x12*x13 + d_ff*x4 + d_model*x11*x13/x12) + n_sh*x8*(d_ff_shared*x4 + x7*(d_model + d_ff_shared)) + x3*x4 + x4*x5 + x7*(d_model + x3) + x7*(d_model + x5)) + x2*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp))/(hbm_bw*n_gpu)
 
 
-def physical_torus_2d_moe__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_2d_moe__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes)) + p*(n_attn + n_ff + w_idx*(n_gpu/n_pp - 1) + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
-def physical_torus_2d_moe__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_2d_moe__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = 4*n_layers
     x1 = b*q_len
     x2 = p_act*x1
@@ -7699,10 +8326,10 @@ def physical_torus_2d_moe__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_ac
     x30 = n_q + 2*n_q/g
     x31 = d_head*x30
     x32 = numpy.where(x12, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x13)), n_active, numpy.where(numpy.less_equal(n_experts, x13), n_experts, x13)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
-    x33 = sigma_attn**(-1.0)
-    x34 = numpy.minimum(n_active, x16)
-    x35 = b*d_model*x6*x9*(1 - x33)*(x34 - 1)
-    x36 = (1/1000000)*x34 - 1/1000000
+    x33 = numpy.minimum(n_active, x16)
+    x34 = sigma_attn**(-1.0)
+    x35 = b*d_model*x33*x6*x9*(1 - x34)
+    x36 = (1/1000000)*x33 - 1/1000000
     x37 = d_model*vocab
     x38 = p_emb*x37
     x39 = n_ff_in + n_ff_out
@@ -7716,7 +8343,7 @@ def physical_torus_2d_moe__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_ac
     x47 = n_experts*x39*(1 - (1 - x40)**x41)*(d_ff*x42 + d_ff*x44*x46 + d_model*x18*x46/x44)
     x48 = n_pp*x4/hbm_bw
     x49 = w_idx*p*x13
-    x50 = x13*x33
+    x50 = x13*x34
     x51 = numpy.maximum(1, g*x50/n_q)
     x52 = kv_win*numpy.minimum(ctx, ctx_win)
     x53 = r_cmp**(-1.0)
@@ -7724,7 +8351,7 @@ def physical_torus_2d_moe__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_ac
     x55 = d_ff_shared*x42
     x56 = x26*x43
     x57 = numpy.minimum(x50, numpy.maximum(1, x56/numpy.sqrt(d_ff_shared)))
-    x58 = x33*x45
+    x58 = x34*x45
     x59 = n_gpu/(n_pp**2*sigma_attn**2)
     x60 = x3*x59
     x61 = sigma_attn*n_layers
@@ -7742,14 +8369,14 @@ def physical_torus_2d_moe__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_ac
     x73 = n_unembed*p_emb
     x74 = b*(st_cmp + ctx*(kv_idx + kv_bytes) + x52)
     x75 = n_attn + x68
-    return t_kernel*x0, n_layers*(numpy.where(x15, 0, n_ff_out*x20*x7 + x21) + numpy.where(x15, 0, n_ff_in*x20*x23*(d_ff*n_active + x22) + x21)) + x8, n_layers*(numpy.where(x27, 0, x28*x7 + x29) + numpy.where(x27, 0, x23*x28*x31 + x29)) + n_layers*numpy.where(numpy.where(x12, numpy.greater(x14, 1), False), numpy.where(x27, 0, x29 + x25*x28*x3*x5/x24) + numpy.where(x32, 0, p_act*x35 + x36) + numpy.where(x32, 0, p_disp*x35 + x36), 0), x48*(n_layers*x47 + x38) + x48*(x49 + x51*x54 + x61*x62*(d_ff_shared*x57*x58 + x55 + x60/x57) + x61*(d_model*x58*x64 + x2*x31*x59/x64 + x58*x65*x66 + x60/x65 + x67)), x4*(2*n_attn*x1 + 2*b*q_lm*x37 + x1*(2*n_ff*x40 + 2*x68) + x1*(f_idx*n_layers*x69*(xi_idx*x50 - xi_idx + 1) + w_idx*(2*x50 - 2) + x0*x66*(x53*numpy.where(numpy.greater_equal(k_top, x70), x69, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x72*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x71))) + numpy.where(numpy.greater_equal(ctx_win, x70), x69, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x72*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x71))))))/flops, p*(n_ff + w_idx*sigma_attn*(x50 - 1) + sigma_attn*x75) + x51*x74 + x73, x8, x48*(n_layers*(x45*(d_model + x31) + x45*(d_model + x66) + x47 + x62*(x45*(d_model + d_ff_shared) + x55) + x67) + x38 + x49 + x54), p*(n_ff + w_idx*(x13 - 1) + x75) + x73 + x74
+    return t_kernel*x0, n_layers*(numpy.where(x15, 0, n_ff_out*x20*x7 + x21) + numpy.where(x15, 0, n_ff_in*x20*x23*(d_ff*n_active + x22) + x21)) + x8, n_layers*(numpy.where(x27, 0, x28*x7 + x29) + numpy.where(x27, 0, x23*x28*x31 + x29)) + n_layers*numpy.where(numpy.where(x12, numpy.greater(x14, 1), False), numpy.where(x27, 0, x29 + x25*x28*x3*x5/x24) + numpy.where(numpy.greater(sigma_attn, 1), numpy.where(x32, 0, p_act*x35 + x36) + numpy.where(x32, 0, p_disp*x35 + x36), 0), 0), x48*(n_layers*x47 + x38) + x48*(x49 + x51*x54 + x61*x62*(d_ff_shared*x57*x58 + x55 + x60/x57) + x61*(d_model*x58*x64 + x2*x31*x59/x64 + x58*x65*x66 + x60/x65 + x67)), x0*x1*x4*x66*(x53*numpy.where(numpy.greater_equal(k_top, x70), x69, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x72*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x71))) + numpy.where(numpy.greater_equal(ctx_win, x70), x69, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x72*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x71))))/flops_attn + x4*(2*n_attn*x1 + 2*b*q_lm*x37 + x1*(2*n_ff*x40 + 2*x68) + x1*(f_idx*n_layers*x69*(xi_idx*x50 - xi_idx + 1) + w_idx*(2*x50 - 2)))/flops, p*(n_ff + w_idx*sigma_attn*(x50 - 1) + sigma_attn*x75) + x51*x74 + x73, x8, x48*(n_layers*(x45*(d_model + x31) + x45*(d_model + x66) + x47 + x62*(x45*(d_model + d_ff_shared) + x55) + x67) + x38 + x49 + x54), p*(n_ff + w_idx*(x13 - 1) + x75) + x73 + x74
 
 
-def physical_torus_1d_moe_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_1d_moe_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return 4*n_layers*t_kernel
 
 
-def physical_torus_1d_moe_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_1d_moe_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = sigma_attn**(-1.0)
     x1 = n_pp**(-1.0)
     x2 = n_gpu*x1
@@ -7763,12 +8390,12 @@ def physical_torus_1d_moe_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_l
     x10 = numpy.where(x9, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x2)), n_active, numpy.where(numpy.less_equal(n_experts, x2), n_experts, x2)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
     x11 = numpy.minimum(n_experts, x2)
     x12 = numpy.minimum(n_active, numpy.where(x9, x11, 1))
-    x13 = x8*(1 - x0)*(x12 - 1)
+    x13 = x12*x8*(1 - x0)
     x14 = (1/1000000)*x12 - 1/1000000
-    return n_layers*x7 + n_layers*numpy.where(numpy.where(x9, numpy.greater(x11, 1), False), x7 + numpy.where(x10, 0, x13*x6 + x14) + numpy.where(x10, 0, p_disp*x13*x5 + x14), 0)
+    return n_layers*x7 + n_layers*numpy.where(numpy.where(x9, numpy.greater(x11, 1), False), x7 + numpy.where(numpy.greater(sigma_attn, 1), numpy.where(x10, 0, x13*x6 + x14) + numpy.where(x10, 0, p_disp*x13*x5 + x14), 0), 0)
 
 
-def physical_torus_1d_moe_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_1d_moe_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = b*q_len
     x1 = d_model*p_act*x0/(n_gpu*bw_ar_inter)
     x2 = n_pp**(-1.0)
@@ -7779,7 +8406,7 @@ def physical_torus_1d_moe_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, c
     return n_layers*numpy.where(numpy.where(x3, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x5, 1), numpy.less_equal(x4, 1), numpy.less_equal(x4/x5, 1)), 1, x4*numpy.where(numpy.less_equal(x5, 1), 1, x5**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x4, 1), 1, x4), 1)), 0, x1*(x6 - 1) + (1/500000)*x6 - 1/500000) + (n_pp - 1)*((1/4)*x1 + 1/1000000)
 
 
-def physical_torus_1d_moe_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_1d_moe_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
     x2 = sigma_attn**(-1.0)
@@ -7810,7 +8437,7 @@ def physical_torus_1d_moe_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_le
     return n_pp*(w_idx*p*x1 + n_sh*x16*(n_ff_in + n_ff_out)*(d_ff_shared*x12*x9 + d_ff_shared*x5 + x15/x9) + x16*(p*x18*x20 + x11*x13*x22 + x12*x17*x24 + x12*x18*x26 + x15/x24 + x17*x5 + x18*x5 + x18*x25/x22 + x20*x25/x26) + x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, x3))/(hbm_bw*n_gpu)
 
 
-def physical_torus_1d_moe_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_1d_moe_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = s**(-1.0)
     x1 = n_pp**(-1.0)
     x2 = b*q_len*x1
@@ -7822,30 +8449,62 @@ def physical_torus_1d_moe_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ct
     return n_pp*(d_model*vocab*p_emb + n_experts*n_layers*(1 - (1 - x0)**x2)*(n_ff_in + n_ff_out)*(d_ff*d_model*p + d_ff*x6*x7 + d_model*x5*x7/x6))/(hbm_bw*n_gpu)
 
 
-def physical_torus_1d_moe_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
-    return 0
+def physical_torus_1d_moe_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+    x0 = ctx + (1/2)*q_len - 1/2
+    x1 = 2*d_rope
+    x2 = n_q*q_len
+    x3 = x0*x2*(2*d_head + 2*d_nope + x1)
+    x4 = ctx + q_len - 1
+    x5 = numpy.greater_equal(ctx_win, x4)
+    x6 = numpy.greater_equal(k_top, x4)
+    x7 = numpy.greater(xi_mha, 0)
+    x8 = r_cmp**(-1.0)
+    x9 = x0*x8
+    x10 = x2*(4*c_kv + x1)
+    x11 = 2*ctx*c_kv*n_q*(d_head + d_nope) + x3
+    x12 = numpy.greater_equal(ctx, ctx_win)
+    x13 = ctx**2 - ctx
+    x14 = (1/2)/q_len
+    x15 = x14*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x13)
+    x16 = numpy.greater_equal(ctx, k_top)
+    x17 = k_top*x8
+    x18 = x14*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x13)
+    x19 = x18*x8
+    return b*n_layers*numpy.where(numpy.where(numpy.logical_and(x5, x6), numpy.logical_and(x7, numpy.less(x11, x10*(x0 + x9))), numpy.where(numpy.logical_and(x12, x6), numpy.logical_and(x7, numpy.less(x11, x10*(ctx_win + x9))), numpy.where(x6, numpy.logical_and(x7, numpy.less(x11, x10*(x15 + x9))), numpy.where(numpy.logical_and(x16, x5), numpy.logical_and(x7, numpy.less(x11, x10*(x0 + x17))), numpy.where(numpy.logical_and(x12, x16), numpy.logical_and(x7, numpy.less(x11, x10*(ctx_win + x17))), numpy.where(x16, numpy.logical_and(x7, numpy.less(x11, x10*(x15 + x17))), numpy.where(x5, numpy.logical_and(x7, numpy.less(x11, x10*(x0 + x19))), numpy.where(x12, numpy.logical_and(x7, numpy.less(x11, x10*(ctx_win + x19))), numpy.logical_and(x7, numpy.less(x11, x10*(x15 + x19))))))))))), x3, x10*(x8*numpy.where(x6, x0, numpy.where(x16, k_top, x18)) + numpy.where(x5, x0, numpy.where(x12, ctx_win, x15))))/(flops_attn*n_gpu)
 
 
-def physical_torus_1d_moe_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_1d_moe_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = b*q_len
     x1 = 2*d_model
     x2 = n_gpu/(n_pp*sigma_attn)
     x3 = ctx + (1/2)*q_len - 1/2
-    x4 = 2*d_rope
-    x5 = n_q*q_len
-    x6 = ctx + q_len - 1
-    x7 = ctx**2 - ctx
-    x8 = (1/2)/q_len
-    x9 = x5*(4*c_kv + x4)*(numpy.where(numpy.greater_equal(ctx_win, x6), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x8*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x7))) + numpy.where(numpy.greater_equal(k_top, x6), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x8*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x7)))/r_cmp)
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x9, 2*ctx*c_kv*n_q*(d_head + d_nope) + x3*x5*(2*d_head + 2*d_nope + x4)), x9) + q_len*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2))) + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)))/(flops*n_gpu)
+    x4 = 2*ctx*c_kv*n_q*(d_head + d_nope)
+    x5 = ctx + q_len - 1
+    x6 = numpy.greater_equal(ctx_win, x5)
+    x7 = numpy.greater_equal(k_top, x5)
+    x8 = numpy.greater(xi_mha, 0)
+    x9 = r_cmp**(-1.0)
+    x10 = x3*x9
+    x11 = 2*d_rope
+    x12 = n_q*q_len
+    x13 = x12*(4*c_kv + x11)
+    x14 = x12*x3*(2*d_head + 2*d_nope + x11) + x4
+    x15 = numpy.greater_equal(ctx, ctx_win)
+    x16 = ctx**2 - ctx
+    x17 = (1/2)/q_len
+    x18 = x17*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x16)
+    x19 = numpy.greater_equal(ctx, k_top)
+    x20 = k_top*x9
+    x21 = x17*x9*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x16)
+    return (2*n_attn*x0 + b*n_layers*numpy.where(numpy.where(numpy.logical_and(x6, x7), numpy.logical_and(x8, numpy.less(x14, x13*(x10 + x3))), numpy.where(numpy.logical_and(x15, x7), numpy.logical_and(x8, numpy.less(x14, x13*(ctx_win + x10))), numpy.where(x7, numpy.logical_and(x8, numpy.less(x14, x13*(x10 + x18))), numpy.where(numpy.logical_and(x19, x6), numpy.logical_and(x8, numpy.less(x14, x13*(x20 + x3))), numpy.where(numpy.logical_and(x15, x19), numpy.logical_and(x8, numpy.less(x14, x13*(ctx_win + x20))), numpy.where(x19, numpy.logical_and(x8, numpy.less(x14, x13*(x18 + x20))), numpy.where(x6, numpy.logical_and(x8, numpy.less(x14, x13*(x21 + x3))), numpy.where(x15, numpy.logical_and(x8, numpy.less(x14, x13*(ctx_win + x21))), numpy.logical_and(x8, numpy.less(x14, x13*(x18 + x21))))))))))), x4, 0) + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2)))/(flops*n_gpu)
 
 
-def physical_torus_1d_moe_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_1d_moe_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_gpu/(n_pp*sigma_attn)
     return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, x0) + p*(n_ff + w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))
 
 
-def physical_torus_1d_moe_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_1d_moe_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = b*q_len
     x1 = d_model/(n_gpu*bw_ar_inter)
     x2 = p_act*x1
@@ -7862,12 +8521,12 @@ def physical_torus_1d_moe_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p
     x13 = numpy.maximum(1, x6/numpy.maximum(1, x12))
     x14 = numpy.where(x10, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x6)), n_active, numpy.where(numpy.less_equal(n_experts, x6), n_experts, x6)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
     x15 = numpy.minimum(n_active, x12)
-    x16 = x9*(1 - x4)*(x15 - 1)
+    x16 = x15*x9*(1 - x4)
     x17 = (1/1000000)*x15 - 1/1000000
-    return n_layers*x8 + n_layers*numpy.where(numpy.where(x10, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x11, 1), numpy.less_equal(x6, 1), numpy.less_equal(x6/x11, 1)), 1, x6*numpy.where(numpy.less_equal(x11, 1), 1, x11**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x6, 1), 1, x6), 1)), 0, (1/500000)*x13 + x3*(x13 - 1) - 1/500000) + n_layers*numpy.where(numpy.where(x10, numpy.greater(x11, 1), False), x8 + numpy.where(x14, 0, x16*x2 + x17) + numpy.where(x14, 0, p_disp*x1*x16 + x17), 0) + (n_pp - 1)*((1/4)*x3 + 1/1000000)
+    return n_layers*x8 + n_layers*numpy.where(numpy.where(x10, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x11, 1), numpy.less_equal(x6, 1), numpy.less_equal(x6/x11, 1)), 1, x6*numpy.where(numpy.less_equal(x11, 1), 1, x11**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x6, 1), 1, x6), 1)), 0, (1/500000)*x13 + x3*(x13 - 1) - 1/500000) + n_layers*numpy.where(numpy.where(x10, numpy.greater(x11, 1), False), x8 + numpy.where(numpy.greater(sigma_attn, 1), numpy.where(x14, 0, x16*x2 + x17) + numpy.where(x14, 0, p_disp*x1*x16 + x17), 0), 0) + (n_pp - 1)*((1/4)*x3 + 1/1000000)
 
 
-def physical_torus_1d_moe_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_1d_moe_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_ff_in + n_ff_out
     x1 = s**(-1.0)
     x2 = n_pp**(-1.0)
@@ -7903,21 +8562,38 @@ def physical_torus_1d_moe_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p,
     return x13*(d_model*vocab*p_emb + n_experts*n_layers*x0*(1 - (1 - x1)**x4)*(d_ff*x10*x12 + d_ff*x5 + d_model*x12*x9/x10)) + x13*(w_idx*p*x6 + n_sh*x0*x22*(d_ff_shared*x18*x19 + d_ff_shared*x5 + x21/x18) + x22*(d_model*x19*x28 + p*x24*x26 + x19*x23*x30 + x19*x24*x31 + x20*x24/x28 + x20*x26/x31 + x21/x30 + x23*x5 + x24*x5) + x3*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, x15))
 
 
-def physical_torus_1d_moe_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
-    x0 = b*q_len
-    x1 = 2*d_model
-    x2 = n_gpu/(n_pp*sigma_attn)
-    x3 = ctx + (1/2)*q_len - 1/2
-    x4 = 2*d_rope
-    x5 = n_q*q_len
+def physical_torus_1d_moe_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+    x0 = n_gpu**(-1.0)
+    x1 = b*q_len
+    x2 = 2*d_model
+    x3 = n_gpu/(n_pp*sigma_attn)
+    x4 = ctx + (1/2)*q_len - 1/2
+    x5 = 2*ctx*c_kv*n_q*(d_head + d_nope)
     x6 = ctx + q_len - 1
-    x7 = ctx**2 - ctx
-    x8 = (1/2)/q_len
-    x9 = x5*(4*c_kv + x4)*(numpy.where(numpy.greater_equal(ctx_win, x6), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x8*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x7))) + numpy.where(numpy.greater_equal(k_top, x6), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x8*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x7)))/r_cmp)
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x9, 2*ctx*c_kv*n_q*(d_head + d_nope) + x3*x5*(2*d_head + 2*d_nope + x4)), x9) + q_len*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2))) + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)))/(flops*n_gpu)
+    x7 = numpy.greater_equal(ctx_win, x6)
+    x8 = numpy.greater_equal(k_top, x6)
+    x9 = numpy.greater(xi_mha, 0)
+    x10 = r_cmp**(-1.0)
+    x11 = x10*x4
+    x12 = 2*d_rope
+    x13 = n_q*q_len
+    x14 = x13*(4*c_kv + x12)
+    x15 = x13*x4*(2*d_head + 2*d_nope + x12)
+    x16 = x15 + x5
+    x17 = numpy.greater_equal(ctx, ctx_win)
+    x18 = ctx**2 - ctx
+    x19 = (1/2)/q_len
+    x20 = x19*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x18)
+    x21 = numpy.greater_equal(ctx, k_top)
+    x22 = k_top*x10
+    x23 = x19*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x18)
+    x24 = x10*x23
+    x25 = numpy.where(numpy.logical_and(x7, x8), numpy.logical_and(x9, numpy.greater(x14*(x11 + x4), x16)), numpy.where(numpy.logical_and(x17, x8), numpy.logical_and(x9, numpy.greater(x14*(ctx_win + x11), x16)), numpy.where(x8, numpy.logical_and(x9, numpy.less(x16, x14*(x11 + x20))), numpy.where(numpy.logical_and(x21, x7), numpy.logical_and(x9, numpy.greater(x14*(x22 + x4), x16)), numpy.where(numpy.logical_and(x17, x21), numpy.logical_and(x9, numpy.greater(x14*(ctx_win + x22), x16)), numpy.where(x21, numpy.logical_and(x9, numpy.less(x16, x14*(x20 + x22))), numpy.where(x7, numpy.logical_and(x9, numpy.less(x16, x14*(x24 + x4))), numpy.where(x17, numpy.logical_and(x9, numpy.less(x16, x14*(ctx_win + x24))), numpy.logical_and(x9, numpy.less(x16, x14*(x20 + x24)))))))))))
+    x26 = b*n_layers
+    return x0*x26*numpy.where(x25, x15, x14*(x10*numpy.where(x8, x4, numpy.where(x21, k_top, x23)) + numpy.where(x7, x4, numpy.where(x17, ctx_win, x20))))/flops_attn + x0*(2*n_attn*x1 + b*vocab*q_lm*x2 + x1*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x2*(n_ff_in + n_ff_out)) + x1*(f_idx*n_layers*x4*(xi_idx*x3 - xi_idx + 1) + w_idx*(2*x3 - 2)) + x26*numpy.where(x25, x5, 0))/flops
 
 
-def physical_torus_1d_moe_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_1d_moe_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = b*q_len
     x1 = d_model*p_act
     x2 = x0*x1
@@ -7939,58 +8615,73 @@ def physical_torus_1d_moe_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p
     x18 = numpy.maximum(1, x17)
     x19 = numpy.where(x14, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x8)), n_active, numpy.where(numpy.less_equal(n_experts, x8), n_experts, x8)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
     x20 = numpy.minimum(n_active, x16)
-    x21 = x13*x4*(1 - x6)*(x20 - 1)
+    x21 = x13*x20*x4*(1 - x6)
     x22 = (1/1000000)*x20 - 1/1000000
-    x23 = n_layers*x11 + n_layers*numpy.where(numpy.where(x14, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x15, 1), numpy.less_equal(x8, 1), numpy.less_equal(x8/x15, 1)), 1, x8*numpy.where(numpy.less_equal(x15, 1), 1, x15**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x8, 1), 1, x8), 1)), 0, (1/500000)*x18 + x5*(x18 - 1) - 1/500000) + n_layers*numpy.where(numpy.where(x14, numpy.greater(x15, 1), False), x11 + numpy.where(x19, 0, x1*x21 + x22) + numpy.where(x19, 0, d_model*p_disp*x21 + x22), 0) + (n_pp - 1)*((1/4)*x5 + 1/1000000)
+    x23 = n_layers*x11 + n_layers*numpy.where(numpy.where(x14, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x15, 1), numpy.less_equal(x8, 1), numpy.less_equal(x8/x15, 1)), 1, x8*numpy.where(numpy.less_equal(x15, 1), 1, x15**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x8, 1), 1, x8), 1)), 0, (1/500000)*x18 + x5*(x18 - 1) - 1/500000) + n_layers*numpy.where(numpy.where(x14, numpy.greater(x15, 1), False), x11 + numpy.where(numpy.greater(sigma_attn, 1), numpy.where(x19, 0, x1*x21 + x22) + numpy.where(x19, 0, d_model*p_disp*x21 + x22), 0), 0) + (n_pp - 1)*((1/4)*x5 + 1/1000000)
     x24 = d_model*vocab
     x25 = s**(-1.0)
-    x26 = n_ff_in + n_ff_out
-    x27 = n_layers*x26
-    x28 = d_model*d_ff_shared*n_sh*x27
-    x29 = ctx + x12 - 1/2
-    x30 = 2*n_q
-    x31 = 2*d_rope
-    x32 = n_q*q_len
-    x33 = ctx + q_len - 1
-    x34 = ctx**2 - ctx
-    x35 = (1/2)/q_len
+    x26 = x0*x7
+    x27 = d_model*p
+    x28 = numpy.sqrt(d_model)
+    x29 = numpy.maximum(1, numpy.minimum(x17, numpy.sqrt(x18)*x28/numpy.sqrt(d_ff)))
+    x30 = p_act*x26
+    x31 = x1*x26
+    x32 = n_ff_in + n_ff_out
+    x33 = n_layers*x32
+    x34 = n_pp*x3/hbm_bw
+    x35 = kv_win*numpy.minimum(ctx, ctx_win)
     x36 = r_cmp**(-1.0)
-    x37 = x32*(4*c_kv + x31)*(x36*numpy.where(numpy.greater_equal(k_top, x33), x29, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x35*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x34))) + numpy.where(numpy.greater_equal(ctx_win, x33), x29, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x35*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x34))))
-    x38 = x0*x7
-    x39 = d_model*p
-    x40 = numpy.sqrt(d_model)
-    x41 = numpy.maximum(1, numpy.minimum(x17, numpy.sqrt(x18)*x40/numpy.sqrt(d_ff)))
-    x42 = p_act*x38
-    x43 = x1*x38
-    x44 = n_pp*x3/hbm_bw
-    x45 = kv_win*numpy.minimum(ctx, ctx_win)
-    x46 = b*numpy.maximum(1, x9)
-    x47 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x48 = x40*x47
-    x49 = numpy.minimum(x9, numpy.maximum(1, x48/numpy.sqrt(d_ff_shared)))
-    x50 = x42*x6
-    x51 = n_gpu/(n_pp**2*sigma_attn**2)
-    x52 = x2*x51
-    x53 = sigma_attn*n_layers
-    x54 = d_head*n_q
-    x55 = c_kv + c_q
-    x56 = n_q + x30/g
-    x57 = d_head*x56
-    x58 = numpy.sqrt(x55)
-    x59 = numpy.minimum(x9, numpy.maximum(1, x47*x58/x40))
-    x60 = numpy.sqrt(d_head)
-    x61 = numpy.minimum(x9, numpy.maximum(1, x48/(numpy.sqrt(n_q)*x60)))
-    x62 = p_act*x0*x51
-    x63 = numpy.minimum(x9, numpy.maximum(1, x47*numpy.sqrt(x56)*x60/x58))
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + p*(n_ff + w_idx*sigma_attn*x10 + sigma_attn*(n_attn + x28)) + x46*(st_cmp + ctx*(kv_idx + kv_bytes) + x45))), 4*n_layers*t_kernel + x23*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x23, x3*(2*n_attn*x0 + 2*b*q_lm*x24 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x37, ctx*c_kv*x30*(d_head + d_nope) + x29*x32*(2*d_head + 2*d_nope + x31)), x37) + q_len*(f_idx*n_layers*x29*(xi_idx*x9 - xi_idx + 1) + w_idx*(2*x9 - 2))) + x0*(2*n_ff*x25 + 2*x28))/flops), x44*(n_experts*x27*(1 - (1 - x25)**x38)*(d_ff*x25*x41*x42 + d_ff*x39 + x18*x25*x43/x41) + p_emb*x24) + x44*(w_idx*p*x8 + n_sh*x26*x53*(d_ff_shared*x39 + d_ff_shared*x49*x50 + x52/x49) + x46*x7*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x36 + x45) + x53*(p*x55*x57 + x39*x54 + x39*x55 + x43*x59*x6 + x50*x54*x61 + x50*x55*x63 + x52/x61 + x55*x62/x59 + x57*x62/x63))), numpy.inf)
+    x37 = b*numpy.maximum(1, x9)
+    x38 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x39 = x28*x38
+    x40 = numpy.minimum(x9, numpy.maximum(1, x39/numpy.sqrt(d_ff_shared)))
+    x41 = x30*x6
+    x42 = n_gpu/(n_pp**2*sigma_attn**2)
+    x43 = x2*x42
+    x44 = sigma_attn*n_layers
+    x45 = d_head*n_q
+    x46 = c_kv + c_q
+    x47 = 2*n_q
+    x48 = n_q + x47/g
+    x49 = d_head*x48
+    x50 = numpy.sqrt(x46)
+    x51 = numpy.minimum(x9, numpy.maximum(1, x38*x50/x28))
+    x52 = numpy.sqrt(d_head)
+    x53 = numpy.minimum(x9, numpy.maximum(1, x39/(numpy.sqrt(n_q)*x52)))
+    x54 = p_act*x0*x42
+    x55 = numpy.minimum(x9, numpy.maximum(1, x38*numpy.sqrt(x48)*x52/x50))
+    x56 = d_model*d_ff_shared*n_sh*x33
+    x57 = ctx + x12 - 1/2
+    x58 = ctx*c_kv*x47*(d_head + d_nope)
+    x59 = ctx + q_len - 1
+    x60 = numpy.greater_equal(ctx_win, x59)
+    x61 = numpy.greater_equal(k_top, x59)
+    x62 = numpy.greater(xi_mha, 0)
+    x63 = x36*x57
+    x64 = 2*d_rope
+    x65 = n_q*q_len
+    x66 = x65*(4*c_kv + x64)
+    x67 = x57*x65*(2*d_head + 2*d_nope + x64)
+    x68 = x58 + x67
+    x69 = numpy.greater_equal(ctx, ctx_win)
+    x70 = ctx**2 - ctx
+    x71 = (1/2)/q_len
+    x72 = x71*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x70)
+    x73 = numpy.greater_equal(ctx, k_top)
+    x74 = k_top*x36
+    x75 = x71*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x70)
+    x76 = x36*x75
+    x77 = numpy.where(numpy.logical_and(x60, x61), numpy.logical_and(x62, numpy.greater(x66*(x57 + x63), x68)), numpy.where(numpy.logical_and(x61, x69), numpy.logical_and(x62, numpy.greater(x66*(ctx_win + x63), x68)), numpy.where(x61, numpy.logical_and(x62, numpy.less(x68, x66*(x63 + x72))), numpy.where(numpy.logical_and(x60, x73), numpy.logical_and(x62, numpy.greater(x66*(x57 + x74), x68)), numpy.where(numpy.logical_and(x69, x73), numpy.logical_and(x62, numpy.greater(x66*(ctx_win + x74), x68)), numpy.where(x73, numpy.logical_and(x62, numpy.less(x68, x66*(x72 + x74))), numpy.where(x60, numpy.logical_and(x62, numpy.less(x68, x66*(x57 + x76))), numpy.where(x69, numpy.logical_and(x62, numpy.less(x68, x66*(ctx_win + x76))), numpy.logical_and(x62, numpy.less(x68, x66*(x72 + x76)))))))))))
+    x78 = b*n_layers
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + p*(n_ff + w_idx*sigma_attn*x10 + sigma_attn*(n_attn + x56)) + x37*(st_cmp + ctx*(kv_idx + kv_bytes) + x35))), 4*n_layers*t_kernel + x23*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x23, x3*x78*numpy.where(x77, x67, x66*(x36*numpy.where(x61, x57, numpy.where(x73, k_top, x75)) + numpy.where(x60, x57, numpy.where(x69, ctx_win, x72))))/flops_attn + x3*(2*n_attn*x0 + 2*b*q_lm*x24 + x0*(2*n_ff*x25 + 2*x56) + x0*(f_idx*n_layers*x57*(xi_idx*x9 - xi_idx + 1) + w_idx*(2*x9 - 2)) + x78*numpy.where(x77, x58, 0))/flops), x34*(n_experts*x33*(1 - (1 - x25)**x26)*(d_ff*x25*x29*x30 + d_ff*x27 + x18*x25*x31/x29) + p_emb*x24) + x34*(w_idx*p*x8 + n_sh*x32*x44*(d_ff_shared*x27 + d_ff_shared*x40*x41 + x43/x40) + x37*x7*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x36 + x35) + x44*(p*x46*x49 + x27*x45 + x27*x46 + x31*x51*x6 + x41*x45*x53 + x41*x46*x55 + x43/x53 + x46*x54/x51 + x49*x54/x55))), numpy.inf)
 
 
-def physical_torus_1d_moe_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_1d_moe_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_gpu/(n_pp*sigma_attn)
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, x0) + p*(n_ff + w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))))), 1, 0)
 
 
-def physical_torus_1d_moe_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_1d_moe_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = b*q_len
     x1 = d_model*p_act*x0/(n_gpu*bw_ar_inter)
     x2 = n_pp**(-1.0)
@@ -8001,7 +8692,7 @@ def physical_torus_1d_moe_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, 
     return 4*n_layers*t_kernel + n_layers*numpy.where(numpy.where(x3, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x5, 1), numpy.less_equal(x4, 1), numpy.less_equal(x4/x5, 1)), 1, x4*numpy.where(numpy.less_equal(x5, 1), 1, x5**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x4, 1), 1, x4), 1)), 0, x1*(x6 - 1) + (1/500000)*x6 - 1/500000) + (n_pp - 1)*((1/4)*x1 + 1/1000000)
 
 
-def physical_torus_1d_moe_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_1d_moe_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
     x2 = x1/sigma_attn
@@ -8009,10 +8700,10 @@ def physical_torus_1d_moe_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len
     x4 = numpy.less_equal(s, (1/2)*b*q_len*x0)
     x5 = numpy.minimum(n_experts, x1)
     x6 = numpy.where(x4, x5, 1)
-    return (1/1000000)*n_pp + n_layers*x3 + n_layers*numpy.where(numpy.where(x4, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x5, 1), numpy.less_equal(x1, 1), numpy.less_equal(x1/x5, 1)), 1, x1*numpy.where(numpy.less_equal(x5, 1), 1, x5**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x1, 1), 1, x1), 1)), 0, (1/500000)*numpy.maximum(1, x1/numpy.maximum(1, x6)) - 1/500000) + n_layers*numpy.where(numpy.where(x4, numpy.greater(x5, 1), False), x3 + 2*numpy.where(numpy.where(x4, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x1)), n_active, numpy.where(numpy.less_equal(n_experts, x1), n_experts, x1)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, (1/1000000)*numpy.minimum(n_active, x6) - 1/1000000), 0) - 1/1000000
+    return (1/1000000)*n_pp + n_layers*x3 + n_layers*numpy.where(numpy.where(x4, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x5, 1), numpy.less_equal(x1, 1), numpy.less_equal(x1/x5, 1)), 1, x1*numpy.where(numpy.less_equal(x5, 1), 1, x5**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x1, 1), 1, x1), 1)), 0, (1/500000)*numpy.maximum(1, x1/numpy.maximum(1, x6)) - 1/500000) + n_layers*numpy.where(numpy.where(x4, numpy.greater(x5, 1), False), x3 + numpy.where(numpy.greater(sigma_attn, 1), 2*numpy.where(numpy.where(x4, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x1)), n_active, numpy.where(numpy.less_equal(n_experts, x1), n_experts, x1)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, (1/1000000)*numpy.minimum(n_active, x6) - 1/1000000), 0), 0) - 1/1000000
 
 
-def physical_torus_1d_moe_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_1d_moe_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = b*q_len
     x1 = d_model/(n_gpu*bw_ar_inter)
     x2 = p_act*x1
@@ -8027,11 +8718,13 @@ def physical_torus_1d_moe_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_l
     x11 = numpy.minimum(n_experts, x6)
     x12 = numpy.where(x10, x11, 1)
     x13 = numpy.where(x10, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x6)), n_active, numpy.where(numpy.less_equal(n_experts, x6), n_experts, x6)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
-    x14 = x9*(1 - x4)*(numpy.minimum(n_active, x12) - 1)
-    return n_layers*x8 + n_layers*numpy.where(numpy.where(x10, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x11, 1), numpy.less_equal(x6, 1), numpy.less_equal(x6/x11, 1)), 1, x6*numpy.where(numpy.less_equal(x11, 1), 1, x11**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x6, 1), 1, x6), 1)), 0, x3*(numpy.maximum(1, x6/numpy.maximum(1, x12)) - 1)) + n_layers*numpy.where(numpy.where(x10, numpy.greater(x11, 1), False), x8 + numpy.where(x13, 0, x14*x2) + numpy.where(x13, 0, p_disp*x1*x14), 0) + (1/4)*x3*(n_pp - 1)
+    x14 = numpy.minimum(n_active, x12)
+    x15 = (1/1000000)*x14 - 1/1000000
+    x16 = x14*x9*(1 - x4)
+    return n_layers*x8 + n_layers*numpy.where(numpy.where(x10, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x11, 1), numpy.less_equal(x6, 1), numpy.less_equal(x6/x11, 1)), 1, x6*numpy.where(numpy.less_equal(x11, 1), 1, x11**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x6, 1), 1, x6), 1)), 0, x3*(numpy.maximum(1, x6/numpy.maximum(1, x12)) - 1)) + n_layers*numpy.where(numpy.where(x10, numpy.greater(x11, 1), False), x8 + numpy.where(numpy.greater(sigma_attn, 1), -2*numpy.where(x13, 0, x15) + numpy.where(x13, 0, x15 + x16*x2) + numpy.where(x13, 0, p_disp*x1*x16 + x15), 0), 0) + (1/4)*x3*(n_pp - 1)
 
 
-def physical_torus_1d_moe_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_1d_moe_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_gpu**(-1.0)
     x1 = b*q_len
     x2 = d_model*p_act*x0*x1/bw_ar_inter
@@ -8045,45 +8738,60 @@ def physical_torus_1d_moe_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, 
     x10 = numpy.maximum(1, x9)
     x11 = n_layers*numpy.where(numpy.where(x6, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x8, 1), numpy.less_equal(x7, 1), numpy.less_equal(x7/x8, 1)), 1, x7*numpy.where(numpy.less_equal(x8, 1), 1, x8**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x7, 1), 1, x7), 1)), 0, (1/500000)*x10 + x2*(x10 - 1) - 1/500000) + (n_pp - 1)*((1/4)*x2 + 1/1000000)
     x12 = d_model*vocab
-    x13 = s**(-1.0)
-    x14 = n_ff_in + n_ff_out
-    x15 = n_sh*x14
-    x16 = d_model*d_ff_shared*n_layers*x15
-    x17 = x7/sigma_attn
-    x18 = ctx + x3 - 1/2
-    x19 = 2*n_q
-    x20 = 2*d_rope
-    x21 = n_q*q_len
-    x22 = ctx + q_len - 1
-    x23 = ctx**2 - ctx
-    x24 = (1/2)/q_len
-    x25 = r_cmp**(-1.0)
-    x26 = x21*(4*c_kv + x20)*(x25*numpy.where(numpy.greater_equal(k_top, x22), x18, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x24*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x23))) + numpy.where(numpy.greater_equal(ctx_win, x22), x18, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x24*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x23))))
-    x27 = kv_win*numpy.minimum(ctx, ctx_win)
-    x28 = d_head*n_q
-    x29 = d_model*p
-    x30 = c_kv + c_q
-    x31 = x1*x4
-    x32 = p_act*x31
-    x33 = d_head*(n_q + x19/g)
-    x34 = numpy.maximum(1, numpy.minimum(x9, numpy.sqrt(d_model)*numpy.sqrt(x10)/numpy.sqrt(d_ff)))
-    x35 = x13*x32
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(st_cmp + ctx*(kv_idx + kv_bytes) + x27) + p*(n_attn + n_ff + w_idx*(x7 - 1) + x16))), 4*n_layers*t_kernel + x11*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x11, x0*(2*n_attn*x1 + 2*b*q_lm*x12 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x26, ctx*c_kv*x19*(d_head + d_nope) + x18*x21*(2*d_head + 2*d_nope + x20)), x26) + q_len*(f_idx*n_layers*x18*(xi_idx*x17 - xi_idx + 1) + w_idx*(2*x17 - 2))) + x1*(2*n_ff*x13 + 2*x16))/flops), n_pp*x0*(w_idx*p*x7 + n_layers*(n_experts*x14*(1 - (1 - x13)**x31)*(d_ff*x29 + d_ff*x34*x35 + d_model*x10*x35/x34) + p*x30*x33 + x15*(d_ff_shared*x29 + x32*(d_model + d_ff_shared)) + x28*x29 + x29*x30 + x32*(d_model + x28) + x32*(d_model + x30) + x32*(x30 + x33)) + p_emb*x12 + x5*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x25 + x27))/hbm_bw), numpy.inf)
+    x13 = kv_win*numpy.minimum(ctx, ctx_win)
+    x14 = r_cmp**(-1.0)
+    x15 = d_head*n_q
+    x16 = d_model*p
+    x17 = c_kv + c_q
+    x18 = q_len*x5
+    x19 = p_act*x18
+    x20 = 2*n_q
+    x21 = d_head*(n_q + x20/g)
+    x22 = n_ff_in + n_ff_out
+    x23 = n_sh*x22
+    x24 = s**(-1.0)
+    x25 = numpy.maximum(1, numpy.minimum(x9, numpy.sqrt(d_model)*numpy.sqrt(x10)/numpy.sqrt(d_ff)))
+    x26 = x19*x24
+    x27 = d_model*d_ff_shared*n_layers*x23
+    x28 = x7/sigma_attn
+    x29 = ctx + x3 - 1/2
+    x30 = ctx*c_kv*x20*(d_head + d_nope)
+    x31 = ctx + q_len - 1
+    x32 = numpy.greater_equal(ctx_win, x31)
+    x33 = numpy.greater_equal(k_top, x31)
+    x34 = numpy.greater(xi_mha, 0)
+    x35 = x14*x29
+    x36 = 2*d_rope
+    x37 = n_q*q_len
+    x38 = x37*(4*c_kv + x36)
+    x39 = x29*x37*(2*d_head + 2*d_nope + x36)
+    x40 = x30 + x39
+    x41 = numpy.greater_equal(ctx, ctx_win)
+    x42 = ctx**2 - ctx
+    x43 = (1/2)/q_len
+    x44 = x43*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x42)
+    x45 = numpy.greater_equal(ctx, k_top)
+    x46 = k_top*x14
+    x47 = x43*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x42)
+    x48 = x14*x47
+    x49 = numpy.where(numpy.logical_and(x32, x33), numpy.logical_and(x34, numpy.greater(x38*(x29 + x35), x40)), numpy.where(numpy.logical_and(x33, x41), numpy.logical_and(x34, numpy.greater(x38*(ctx_win + x35), x40)), numpy.where(x33, numpy.logical_and(x34, numpy.less(x40, x38*(x35 + x44))), numpy.where(numpy.logical_and(x32, x45), numpy.logical_and(x34, numpy.greater(x38*(x29 + x46), x40)), numpy.where(numpy.logical_and(x41, x45), numpy.logical_and(x34, numpy.greater(x38*(ctx_win + x46), x40)), numpy.where(x45, numpy.logical_and(x34, numpy.less(x40, x38*(x44 + x46))), numpy.where(x32, numpy.logical_and(x34, numpy.less(x40, x38*(x29 + x48))), numpy.where(x41, numpy.logical_and(x34, numpy.less(x40, x38*(ctx_win + x48))), numpy.logical_and(x34, numpy.less(x40, x38*(x44 + x48)))))))))))
+    x50 = b*n_layers
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(st_cmp + ctx*(kv_idx + kv_bytes) + x13) + p*(n_attn + n_ff + w_idx*(x7 - 1) + x27))), 4*n_layers*t_kernel + x11*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x11, x0*x50*numpy.where(x49, x39, x38*(x14*numpy.where(x33, x29, numpy.where(x45, k_top, x47)) + numpy.where(x32, x29, numpy.where(x41, ctx_win, x44))))/flops_attn + x0*(2*n_attn*x1 + 2*b*q_lm*x12 + x1*(2*n_ff*x24 + 2*x27) + x1*(f_idx*n_layers*x29*(xi_idx*x28 - xi_idx + 1) + w_idx*(2*x28 - 2)) + x50*numpy.where(x49, x30, 0))/flops), n_pp*x0*(w_idx*p*x7 + n_layers*(n_experts*x22*(1 - (1 - x24)**x18)*(d_ff*x16 + d_ff*x25*x26 + d_model*x10*x26/x25) + p*x17*x21 + x15*x16 + x16*x17 + x19*(d_model + x15) + x19*(d_model + x17) + x19*(x17 + x21) + x23*(d_ff_shared*x16 + x19*(d_model + d_ff_shared))) + p_emb*x12 + x5*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x14 + x13))/hbm_bw), numpy.inf)
 
 
-def physical_torus_1d_moe_mla__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_1d_moe_mla__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return (1/1000000 + (1/4)*b*d_model*p_act*q_len/(n_gpu*bw_ar_inter))*(n_pp - 1)
 
 
-def physical_torus_1d_moe_mla__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_1d_moe_mla__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return (1/1000000)*n_pp - 1/1000000
 
 
-def physical_torus_1d_moe_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_1d_moe_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def physical_torus_1d_moe_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_1d_moe_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
     x2 = b*x0
@@ -8102,11 +8810,11 @@ def physical_torus_1d_moe_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, c
     return n_pp*(w_idx*p*x1 + d_model*vocab*p_emb + n_layers*(n_experts*x9*(1 - (1 - x10)**x6)*(d_ff*x13*x14 + d_ff*x4 + d_model*x12*x14/x13) + n_sh*x9*(d_ff_shared*x4 + x7*(d_model + d_ff_shared)) + p*x5*x8 + x3*x4 + x4*x5 + x7*(d_model + x3) + x7*(d_model + x5) + x7*(x5 + x8)) + x2*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp))/(hbm_bw*n_gpu)
 
 
-def physical_torus_1d_moe_mla__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_1d_moe_mla__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes)) + p*(n_attn + n_ff + w_idx*(n_gpu/n_pp - 1) + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
-def physical_torus_1d_moe_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_1d_moe_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = b*q_len
     x1 = p_act*x0
     x2 = d_model*x1
@@ -8129,7 +8837,7 @@ def physical_torus_1d_moe_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, 
     x19 = numpy.where(numpy.less_equal(x17, 1), 0, (1/500000)*x17 + x18*x5 - 1/500000)
     x20 = numpy.where(x10, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x11)), n_active, numpy.where(numpy.less_equal(n_experts, x11), n_experts, x11)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
     x21 = numpy.minimum(n_active, x13)
-    x22 = b*d_model*x4*x7*(1 - x16)*(x21 - 1)
+    x22 = b*d_model*x21*x4*x7*(1 - x16)
     x23 = (1/1000000)*x21 - 1/1000000
     x24 = d_model*vocab
     x25 = p_emb*x24
@@ -8171,19 +8879,34 @@ def physical_torus_1d_moe_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, 
     x61 = p*x50*x60 + x29*x50 + x29*x59
     x62 = d_model*d_ff_shared*n_layers*x49
     x63 = ctx + x7 - 1/2
-    x64 = 2*d_rope
-    x65 = n_q*q_len
-    x66 = ctx + q_len - 1
-    x67 = ctx**2 - ctx
-    x68 = (1/2)/q_len
-    x69 = x65*(4*c_kv + x64)*(x39*numpy.where(numpy.greater_equal(k_top, x66), x63, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x68*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x67))) + numpy.where(numpy.greater_equal(ctx_win, x66), x63, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x68*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x67))))
-    x70 = n_unembed*p_emb
-    x71 = b*(st_cmp + ctx*(kv_idx + kv_bytes) + x38)
-    x72 = n_attn + x62
-    return 4*n_layers*t_kernel, n_layers*numpy.where(numpy.where(x10, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x12, 1), numpy.less_equal(x11, 1), numpy.less_equal(x11/x12, 1)), 1, x11*numpy.where(numpy.less_equal(x12, 1), 1, x12**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x11, 1), 1, x11), 1)), 0, (1/500000)*x15 + x5*(x15 - 1) - 1/500000) + x6, n_layers*x19 + n_layers*numpy.where(numpy.where(x10, numpy.greater(x12, 1), False), x19 + numpy.where(x20, 0, p_act*x22 + x23) + numpy.where(x20, 0, p_disp*x22 + x23), 0), x35*(n_layers*x34 + x25) + x35*(x36 + x37*x40 + x48*x49*(d_ff_shared*x44*x45 + x41 + x47/x44) + x48*(d_model*x45*x52 + x45*x50*x56 + x45*x57*x59 + x47/x57 + x50*x58/x52 + x61 + x58*x60/x56)), x3*(2*n_attn*x0 + 2*b*q_lm*x24 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x69, ctx*c_kv*x54*(d_head + d_nope) + x63*x65*(2*d_head + 2*d_nope + x64)), x69) + q_len*(f_idx*n_layers*x63*(xi_idx*x17 - xi_idx + 1) + w_idx*(2*x17 - 2))) + x0*(2*n_ff*x27 + 2*x62))/flops, p*(n_ff + w_idx*sigma_attn*x18 + sigma_attn*x72) + x37*x71 + x70, x6, x35*(n_layers*(x32*(d_model + x50) + x32*(d_model + x59) + x32*(x50 + x60) + x34 + x49*(x32*(d_model + d_ff_shared) + x41) + x61) + x25 + x36 + x40), p*(n_ff + w_idx*(x11 - 1) + x72) + x70 + x71
+    x64 = ctx*c_kv*x54*(d_head + d_nope)
+    x65 = ctx + q_len - 1
+    x66 = numpy.greater_equal(ctx_win, x65)
+    x67 = numpy.greater_equal(k_top, x65)
+    x68 = numpy.greater(xi_mha, 0)
+    x69 = x39*x63
+    x70 = 2*d_rope
+    x71 = n_q*q_len
+    x72 = x71*(4*c_kv + x70)
+    x73 = x63*x71*(2*d_head + 2*d_nope + x70)
+    x74 = x64 + x73
+    x75 = numpy.greater_equal(ctx, ctx_win)
+    x76 = ctx**2 - ctx
+    x77 = (1/2)/q_len
+    x78 = x77*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x76)
+    x79 = numpy.greater_equal(ctx, k_top)
+    x80 = k_top*x39
+    x81 = x77*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x76)
+    x82 = x39*x81
+    x83 = numpy.where(numpy.logical_and(x66, x67), numpy.logical_and(x68, numpy.greater(x72*(x63 + x69), x74)), numpy.where(numpy.logical_and(x67, x75), numpy.logical_and(x68, numpy.greater(x72*(ctx_win + x69), x74)), numpy.where(x67, numpy.logical_and(x68, numpy.less(x74, x72*(x69 + x78))), numpy.where(numpy.logical_and(x66, x79), numpy.logical_and(x68, numpy.greater(x72*(x63 + x80), x74)), numpy.where(numpy.logical_and(x75, x79), numpy.logical_and(x68, numpy.greater(x72*(ctx_win + x80), x74)), numpy.where(x79, numpy.logical_and(x68, numpy.less(x74, x72*(x78 + x80))), numpy.where(x66, numpy.logical_and(x68, numpy.less(x74, x72*(x63 + x82))), numpy.where(x75, numpy.logical_and(x68, numpy.less(x74, x72*(ctx_win + x82))), numpy.logical_and(x68, numpy.less(x74, x72*(x78 + x82)))))))))))
+    x84 = b*n_layers
+    x85 = n_unembed*p_emb
+    x86 = b*(st_cmp + ctx*(kv_idx + kv_bytes) + x38)
+    x87 = n_attn + x62
+    return 4*n_layers*t_kernel, n_layers*numpy.where(numpy.where(x10, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x12, 1), numpy.less_equal(x11, 1), numpy.less_equal(x11/x12, 1)), 1, x11*numpy.where(numpy.less_equal(x12, 1), 1, x12**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x11, 1), 1, x11), 1)), 0, (1/500000)*x15 + x5*(x15 - 1) - 1/500000) + x6, n_layers*x19 + n_layers*numpy.where(numpy.where(x10, numpy.greater(x12, 1), False), x19 + numpy.where(numpy.greater(sigma_attn, 1), numpy.where(x20, 0, p_act*x22 + x23) + numpy.where(x20, 0, p_disp*x22 + x23), 0), 0), x35*(n_layers*x34 + x25) + x35*(x36 + x37*x40 + x48*x49*(d_ff_shared*x44*x45 + x41 + x47/x44) + x48*(d_model*x45*x52 + x45*x50*x56 + x45*x57*x59 + x47/x57 + x50*x58/x52 + x61 + x58*x60/x56)), x3*x84*numpy.where(x83, x73, x72*(x39*numpy.where(x67, x63, numpy.where(x79, k_top, x81)) + numpy.where(x66, x63, numpy.where(x75, ctx_win, x78))))/flops_attn + x3*(2*n_attn*x0 + 2*b*q_lm*x24 + x0*(2*n_ff*x27 + 2*x62) + x0*(f_idx*n_layers*x63*(xi_idx*x17 - xi_idx + 1) + w_idx*(2*x17 - 2)) + x84*numpy.where(x83, x64, 0))/flops, p*(n_ff + w_idx*sigma_attn*x18 + sigma_attn*x87) + x37*x86 + x85, x6, x35*(n_layers*(x32*(d_model + x50) + x32*(d_model + x59) + x32*(x50 + x60) + x34 + x49*(x32*(d_model + d_ff_shared) + x41) + x61) + x25 + x36 + x40), p*(n_ff + w_idx*(x11 - 1) + x87) + x85 + x86
 
 
-def physical_torus_1d_moe_mla__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_1d_moe_mla__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = 4*n_layers*t_kernel
     x1 = 1 - omega_net
     x2 = b*q_len
@@ -8207,94 +8930,109 @@ def physical_torus_1d_moe_mla__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p,
     x20 = numpy.maximum(1, x19)
     x21 = n_layers*numpy.where(numpy.where(x13, numpy.less_equal(x16, 1), numpy.less_equal(x17, 1)), 0, (1/500000)*x20 + x8*(x20 - 1) - 1/500000) + x9
     x22 = d_model*vocab
-    x23 = s**(-1.0)
-    x24 = n_ff_in + n_ff_out
-    x25 = d_ff_shared*n_sh
-    x26 = d_model*n_layers*x24*x25
-    x27 = sigma_attn**(-1.0)
-    x28 = x14*x27
-    x29 = ctx + x10 - 1/2
-    x30 = 2*n_q
-    x31 = 2*d_rope
-    x32 = n_q*q_len
-    x33 = ctx + q_len - 1
-    x34 = ctx**2 - ctx
-    x35 = (1/2)/q_len
-    x36 = r_cmp**(-1.0)
-    x37 = x32*(4*c_kv + x31)*(x36*numpy.where(numpy.greater_equal(k_top, x33), x29, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x35*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x34))) + numpy.where(numpy.greater_equal(ctx_win, x33), x29, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x35*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x34))))
-    x38 = x5*(2*n_attn*x2 + 2*b*q_lm*x22 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x37, ctx*c_kv*x30*(d_head + d_nope) + x29*x32*(2*d_head + 2*d_nope + x31)), x37) + q_len*(f_idx*n_layers*x29*(xi_idx*x28 - xi_idx + 1) + w_idx*(2*x28 - 2))) + x2*(2*n_ff*x23 + 2*x26))/flops
-    x39 = p_emb*x22
-    x40 = w_idx*p*x14
-    x41 = kv_win*numpy.minimum(ctx, ctx_win)
-    x42 = x12*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x36 + x41)
-    x43 = d_model*p
-    x44 = d_ff_shared*x43
-    x45 = x11*x2
-    x46 = p_act*x45
-    x47 = n_sh*x24
-    x48 = numpy.sqrt(d_model)
-    x49 = numpy.sqrt(x20)
-    x50 = numpy.maximum(1, numpy.minimum(x19, x48*x49/numpy.sqrt(d_ff)))
-    x51 = x23*x46
-    x52 = n_experts*x24*(1 - (1 - x23)**x45)*(d_ff*x43 + d_ff*x50*x51 + d_model*x20*x51/x50)
-    x53 = d_head*n_q
-    x54 = c_kv + c_q
-    x55 = n_q + x30/g
-    x56 = d_head*x55
-    x57 = p*x54*x56 + x43*x53 + x43*x54
-    x58 = n_pp*x5/hbm_bw
-    x59 = x58*(n_layers*(x46*(d_model + x53) + x46*(d_model + x54) + x46*(x54 + x56) + x47*(x44 + x46*(d_model + d_ff_shared)) + x52 + x57) + x39 + x40 + x42)
-    x60 = numpy.greater_equal(n_gpu, n_pp)
-    x61 = numpy.less_equal(n_pp, b)
-    x62 = hbm_cap*n_gpu
-    x63 = n_unembed*p_emb
-    x64 = b*(st_cmp + ctx*(kv_idx + kv_bytes) + x41)
-    x65 = n_attn + x26
-    x66 = numpy.logical_and(numpy.logical_and(x60, x61), numpy.greater_equal(x62, p*(n_ff + w_idx*(x14 - 1) + x65) + x63 + x64))
-    x67 = x28 - 1
-    x68 = numpy.where(numpy.less_equal(x28, 1), 0, (1/500000)*x28 + x67*x8 - 1/500000)
-    x69 = numpy.where(x13, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x14)), n_active, numpy.where(numpy.less_equal(n_experts, x14), n_experts, x14)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
-    x70 = numpy.minimum(n_active, x18)
-    x71 = b*d_model*x10*x7*(1 - x27)*(x70 - 1)
-    x72 = (1/1000000)*x70 - 1/1000000
-    x73 = numpy.where(x69, 0, p_act*x71 + x72) + numpy.where(x69, 0, p_disp*x71 + x72)
-    x74 = numpy.where(x13, numpy.greater(x15, 1), False)
-    x75 = n_layers*x68 + n_layers*numpy.where(x74, x68 + x73, 0) + x21
-    x76 = numpy.maximum(1, x28)
-    x77 = numpy.sqrt(n_gpu)
-    x78 = 1/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
-    x79 = x77*x78
-    x80 = x48*x79
-    x81 = numpy.minimum(x28, numpy.maximum(1, x80/numpy.sqrt(d_ff_shared)))
-    x82 = x27*x46
-    x83 = n_gpu/(n_pp**2*sigma_attn**2)
-    x84 = x4*x83
-    x85 = sigma_attn*n_layers
-    x86 = numpy.sqrt(x54)
-    x87 = numpy.minimum(x28, numpy.maximum(1, x79*x86/x48))
-    x88 = numpy.sqrt(d_head)
-    x89 = numpy.minimum(x28, numpy.maximum(1, numpy.sqrt(x55)*x79*x88/x86))
-    x90 = numpy.minimum(x28, numpy.maximum(1, x80/(numpy.sqrt(n_q)*x88)))
-    x91 = x3*x83
-    x92 = x58*(n_layers*x52 + x39) + x58*(x40 + x42*x76 + x47*x85*(d_ff_shared*x81*x82 + x44 + x84/x81) + x85*(d_model*x82*x87 + x53*x82*x90 + x54*x82*x89 + x54*x91/x87 + x56*x91/x89 + x57 + x84/x90))
-    x93 = numpy.logical_and(numpy.logical_and(x60, x61), numpy.greater_equal(x62, p*(n_ff + w_idx*sigma_attn*x67 + sigma_attn*x65) + x63 + x64*x76))
-    x94 = numpy.where(x13, numpy.less_equal(numpy.sqrt(x16), 1), numpy.less_equal(numpy.sqrt(x17), 1))
-    x95 = x49 - 1
-    x96 = (1/500000)*x49 - 1/500000
-    x97 = x3*x7
-    x98 = n_layers*(numpy.where(x94, 0, n_ff_out*x8*x95 + x96) + numpy.where(x94, 0, n_ff_in*x95*x97*(d_ff*n_active + x25) + x96)) + x9
-    x99 = numpy.less_equal(x79, 1)
-    x100 = x79 - 1
-    x101 = (1/500000)*x79 - 1/500000
-    x102 = n_layers*(numpy.where(x99, 0, x100*x8 + x101) + numpy.where(x99, 0, x100*x56*x97 + x101)) + n_layers*numpy.where(x74, x73 + numpy.where(x99, 0, x100*x4*x6*x78/x77 + x101), 0) + x98
-    return numpy.where(x66, x0 + x1*x21 + numpy.maximum(numpy.maximum(x38, x59), omega_net*x21), numpy.inf), numpy.where(x93, x0 + x1*x75 + numpy.maximum(numpy.maximum(x38, x92), omega_net*x75), numpy.inf), numpy.where(x66, x0 + x1*x98 + numpy.maximum(numpy.maximum(x38, x59), omega_net*x98), numpy.inf), numpy.where(x93, x0 + x1*x102 + numpy.maximum(numpy.maximum(x38, x92), omega_net*x102), numpy.inf)
+    x23 = p_emb*x22
+    x24 = w_idx*p*x14
+    x25 = kv_win*numpy.minimum(ctx, ctx_win)
+    x26 = r_cmp**(-1.0)
+    x27 = x12*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x26 + x25)
+    x28 = d_model*p
+    x29 = d_ff_shared*x28
+    x30 = q_len*x12
+    x31 = p_act*x30
+    x32 = n_ff_in + n_ff_out
+    x33 = n_sh*x32
+    x34 = s**(-1.0)
+    x35 = numpy.sqrt(d_model)
+    x36 = numpy.sqrt(x20)
+    x37 = numpy.maximum(1, numpy.minimum(x19, x35*x36/numpy.sqrt(d_ff)))
+    x38 = x31*x34
+    x39 = n_experts*x32*(1 - (1 - x34)**x30)*(d_ff*x28 + d_ff*x37*x38 + d_model*x20*x38/x37)
+    x40 = d_head*n_q
+    x41 = c_kv + c_q
+    x42 = 2*n_q
+    x43 = n_q + x42/g
+    x44 = d_head*x43
+    x45 = p*x41*x44 + x28*x40 + x28*x41
+    x46 = n_pp*x5/hbm_bw
+    x47 = x46*(n_layers*(x31*(d_model + x40) + x31*(d_model + x41) + x31*(x41 + x44) + x33*(x29 + x31*(d_model + d_ff_shared)) + x39 + x45) + x23 + x24 + x27)
+    x48 = d_ff_shared*n_sh
+    x49 = d_model*n_layers*x32*x48
+    x50 = sigma_attn**(-1.0)
+    x51 = x14*x50
+    x52 = ctx + x10 - 1/2
+    x53 = ctx*c_kv*x42*(d_head + d_nope)
+    x54 = ctx + q_len - 1
+    x55 = numpy.greater_equal(ctx_win, x54)
+    x56 = numpy.greater_equal(k_top, x54)
+    x57 = numpy.greater(xi_mha, 0)
+    x58 = x26*x52
+    x59 = 2*d_rope
+    x60 = n_q*q_len
+    x61 = x60*(4*c_kv + x59)
+    x62 = x52*x60*(2*d_head + 2*d_nope + x59)
+    x63 = x53 + x62
+    x64 = numpy.greater_equal(ctx, ctx_win)
+    x65 = ctx**2 - ctx
+    x66 = (1/2)/q_len
+    x67 = x66*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x65)
+    x68 = numpy.greater_equal(ctx, k_top)
+    x69 = k_top*x26
+    x70 = x66*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x65)
+    x71 = x26*x70
+    x72 = numpy.where(numpy.logical_and(x55, x56), numpy.logical_and(x57, numpy.greater(x61*(x52 + x58), x63)), numpy.where(numpy.logical_and(x56, x64), numpy.logical_and(x57, numpy.greater(x61*(ctx_win + x58), x63)), numpy.where(x56, numpy.logical_and(x57, numpy.less(x63, x61*(x58 + x67))), numpy.where(numpy.logical_and(x55, x68), numpy.logical_and(x57, numpy.greater(x61*(x52 + x69), x63)), numpy.where(numpy.logical_and(x64, x68), numpy.logical_and(x57, numpy.greater(x61*(ctx_win + x69), x63)), numpy.where(x68, numpy.logical_and(x57, numpy.less(x63, x61*(x67 + x69))), numpy.where(x55, numpy.logical_and(x57, numpy.less(x63, x61*(x52 + x71))), numpy.where(x64, numpy.logical_and(x57, numpy.less(x63, x61*(ctx_win + x71))), numpy.logical_and(x57, numpy.less(x63, x61*(x67 + x71)))))))))))
+    x73 = b*n_layers
+    x74 = x5*x73*numpy.where(x72, x62, x61*(x26*numpy.where(x56, x52, numpy.where(x68, k_top, x70)) + numpy.where(x55, x52, numpy.where(x64, ctx_win, x67))))/flops_attn + x5*(2*n_attn*x2 + 2*b*q_lm*x22 + x2*(2*n_ff*x34 + 2*x49) + x2*(f_idx*n_layers*x52*(xi_idx*x51 - xi_idx + 1) + w_idx*(2*x51 - 2)) + x73*numpy.where(x72, x53, 0))/flops
+    x75 = numpy.greater_equal(n_gpu, n_pp)
+    x76 = numpy.less_equal(n_pp, b)
+    x77 = hbm_cap*n_gpu
+    x78 = n_unembed*p_emb
+    x79 = b*(st_cmp + ctx*(kv_idx + kv_bytes) + x25)
+    x80 = n_attn + x49
+    x81 = numpy.logical_and(numpy.logical_and(x75, x76), numpy.greater_equal(x77, p*(n_ff + w_idx*(x14 - 1) + x80) + x78 + x79))
+    x82 = x51 - 1
+    x83 = numpy.where(numpy.less_equal(x51, 1), 0, (1/500000)*x51 + x8*x82 - 1/500000)
+    x84 = numpy.where(x13, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x14)), n_active, numpy.where(numpy.less_equal(n_experts, x14), n_experts, x14)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
+    x85 = numpy.minimum(n_active, x18)
+    x86 = b*d_model*x10*x7*x85*(1 - x50)
+    x87 = (1/1000000)*x85 - 1/1000000
+    x88 = numpy.where(numpy.greater(sigma_attn, 1), numpy.where(x84, 0, p_act*x86 + x87) + numpy.where(x84, 0, p_disp*x86 + x87), 0)
+    x89 = numpy.where(x13, numpy.greater(x15, 1), False)
+    x90 = n_layers*x83 + n_layers*numpy.where(x89, x83 + x88, 0) + x21
+    x91 = numpy.maximum(1, x51)
+    x92 = numpy.sqrt(n_gpu)
+    x93 = 1/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
+    x94 = x92*x93
+    x95 = x35*x94
+    x96 = numpy.minimum(x51, numpy.maximum(1, x95/numpy.sqrt(d_ff_shared)))
+    x97 = x31*x50
+    x98 = n_gpu/(n_pp**2*sigma_attn**2)
+    x99 = x4*x98
+    x100 = sigma_attn*n_layers
+    x101 = numpy.sqrt(x41)
+    x102 = numpy.minimum(x51, numpy.maximum(1, x101*x94/x35))
+    x103 = numpy.sqrt(d_head)
+    x104 = numpy.minimum(x51, numpy.maximum(1, x103*numpy.sqrt(x43)*x94/x101))
+    x105 = numpy.minimum(x51, numpy.maximum(1, x95/(numpy.sqrt(n_q)*x103)))
+    x106 = x3*x98
+    x107 = x46*(n_layers*x39 + x23) + x46*(x100*x33*(d_ff_shared*x96*x97 + x29 + x99/x96) + x100*(d_model*x102*x97 + x104*x41*x97 + x105*x40*x97 + x45 + x99/x105 + x106*x44/x104 + x106*x41/x102) + x24 + x27*x91)
+    x108 = numpy.logical_and(numpy.logical_and(x75, x76), numpy.greater_equal(x77, p*(n_ff + w_idx*sigma_attn*x82 + sigma_attn*x80) + x78 + x79*x91))
+    x109 = numpy.where(x13, numpy.less_equal(numpy.sqrt(x16), 1), numpy.less_equal(numpy.sqrt(x17), 1))
+    x110 = x36 - 1
+    x111 = (1/500000)*x36 - 1/500000
+    x112 = x3*x7
+    x113 = n_layers*(numpy.where(x109, 0, n_ff_out*x110*x8 + x111) + numpy.where(x109, 0, n_ff_in*x110*x112*(d_ff*n_active + x48) + x111)) + x9
+    x114 = numpy.less_equal(x94, 1)
+    x115 = x94 - 1
+    x116 = (1/500000)*x94 - 1/500000
+    x117 = n_layers*(numpy.where(x114, 0, x115*x8 + x116) + numpy.where(x114, 0, x112*x115*x44 + x116)) + n_layers*numpy.where(x89, x88 + numpy.where(x114, 0, x115*x4*x6*x93/x92 + x116), 0) + x113
+    return numpy.where(x81, x0 + x1*x21 + numpy.maximum(numpy.maximum(x47, x74), omega_net*x21), numpy.inf), numpy.where(x108, x0 + x1*x90 + numpy.maximum(numpy.maximum(x107, x74), omega_net*x90), numpy.inf), numpy.where(x81, x0 + x1*x113 + numpy.maximum(numpy.maximum(x47, x74), omega_net*x113), numpy.inf), numpy.where(x108, x0 + x1*x117 + numpy.maximum(numpy.maximum(x107, x74), omega_net*x117), numpy.inf)
 
 
-def physical_torus_2d_moe_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_2d_moe_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return 4*n_layers*t_kernel
 
 
-def physical_torus_2d_moe_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_2d_moe_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = numpy.sqrt(n_gpu)
     x1 = 1/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
     x2 = x0*x1
@@ -8314,12 +9052,12 @@ def physical_torus_2d_moe_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_l
     x16 = numpy.where(x14, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x15)), n_active, numpy.where(numpy.less_equal(n_experts, x15), n_experts, x15)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
     x17 = numpy.minimum(n_experts, x15)
     x18 = numpy.minimum(n_active, numpy.where(x14, x17, 1))
-    x19 = x13*(1 - 1/sigma_attn)*(x18 - 1)
+    x19 = x13*x18*(1 - 1/sigma_attn)
     x20 = (1/1000000)*x18 - 1/1000000
-    return n_layers*(numpy.where(x3, 0, x10 + x7*x9) + numpy.where(x3, 0, d_head*x11*x4*(n_q + 2*n_q/g) + x10)) + n_layers*numpy.where(numpy.where(x14, numpy.greater(x17, 1), False), numpy.where(x16, 0, x19*x7 + x20) + numpy.where(x16, 0, p_disp*x19*x6 + x20) + numpy.where(x3, 0, d_model*x1*x11/x0 + x10), 0)
+    return n_layers*(numpy.where(x3, 0, x10 + x7*x9) + numpy.where(x3, 0, d_head*x11*x4*(n_q + 2*n_q/g) + x10)) + n_layers*numpy.where(numpy.where(x14, numpy.greater(x17, 1), False), numpy.where(x3, 0, d_model*x1*x11/x0 + x10) + numpy.where(numpy.greater(sigma_attn, 1), numpy.where(x16, 0, x19*x7 + x20) + numpy.where(x16, 0, p_disp*x19*x6 + x20), 0), 0)
 
 
-def physical_torus_2d_moe_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_2d_moe_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = b*q_len
     x1 = p_act*x0/(n_gpu*bw_ar_inter)
     x2 = d_model*x1
@@ -8334,7 +9072,7 @@ def physical_torus_2d_moe_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, c
     return n_layers*(numpy.where(x7, 0, n_ff_out*x2*x9 + x10) + numpy.where(x7, 0, n_ff_in*x1*x9*(d_ff*n_active + d_ff_shared*n_sh) + x10)) + (n_pp - 1)*((1/4)*x2 + 1/1000000)
 
 
-def physical_torus_2d_moe_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_2d_moe_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
     x2 = sigma_attn**(-1.0)
@@ -8365,7 +9103,7 @@ def physical_torus_2d_moe_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_le
     return n_pp*(w_idx*p*x1 + n_sh*x16*(n_ff_in + n_ff_out)*(d_ff_shared*x12*x9 + d_ff_shared*x5 + x15/x9) + x16*(p*x18*x20 + x11*x13*x22 + x12*x17*x24 + x12*x18*x26 + x15/x24 + x17*x5 + x18*x5 + x18*x25/x22 + x20*x25/x26) + x4*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, x3))/(hbm_bw*n_gpu)
 
 
-def physical_torus_2d_moe_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_2d_moe_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = s**(-1.0)
     x1 = n_pp**(-1.0)
     x2 = b*q_len*x1
@@ -8377,30 +9115,62 @@ def physical_torus_2d_moe_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ct
     return n_pp*(d_model*vocab*p_emb + n_experts*n_layers*(1 - (1 - x0)**x2)*(n_ff_in + n_ff_out)*(d_ff*d_model*p + d_ff*x6*x7 + d_model*x5*x7/x6))/(hbm_bw*n_gpu)
 
 
-def physical_torus_2d_moe_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
-    return 0
+def physical_torus_2d_moe_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+    x0 = ctx + (1/2)*q_len - 1/2
+    x1 = 2*d_rope
+    x2 = n_q*q_len
+    x3 = x0*x2*(2*d_head + 2*d_nope + x1)
+    x4 = ctx + q_len - 1
+    x5 = numpy.greater_equal(ctx_win, x4)
+    x6 = numpy.greater_equal(k_top, x4)
+    x7 = numpy.greater(xi_mha, 0)
+    x8 = r_cmp**(-1.0)
+    x9 = x0*x8
+    x10 = x2*(4*c_kv + x1)
+    x11 = 2*ctx*c_kv*n_q*(d_head + d_nope) + x3
+    x12 = numpy.greater_equal(ctx, ctx_win)
+    x13 = ctx**2 - ctx
+    x14 = (1/2)/q_len
+    x15 = x14*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x13)
+    x16 = numpy.greater_equal(ctx, k_top)
+    x17 = k_top*x8
+    x18 = x14*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x13)
+    x19 = x18*x8
+    return b*n_layers*numpy.where(numpy.where(numpy.logical_and(x5, x6), numpy.logical_and(x7, numpy.less(x11, x10*(x0 + x9))), numpy.where(numpy.logical_and(x12, x6), numpy.logical_and(x7, numpy.less(x11, x10*(ctx_win + x9))), numpy.where(x6, numpy.logical_and(x7, numpy.less(x11, x10*(x15 + x9))), numpy.where(numpy.logical_and(x16, x5), numpy.logical_and(x7, numpy.less(x11, x10*(x0 + x17))), numpy.where(numpy.logical_and(x12, x16), numpy.logical_and(x7, numpy.less(x11, x10*(ctx_win + x17))), numpy.where(x16, numpy.logical_and(x7, numpy.less(x11, x10*(x15 + x17))), numpy.where(x5, numpy.logical_and(x7, numpy.less(x11, x10*(x0 + x19))), numpy.where(x12, numpy.logical_and(x7, numpy.less(x11, x10*(ctx_win + x19))), numpy.logical_and(x7, numpy.less(x11, x10*(x15 + x19))))))))))), x3, x10*(x8*numpy.where(x6, x0, numpy.where(x16, k_top, x18)) + numpy.where(x5, x0, numpy.where(x12, ctx_win, x15))))/(flops_attn*n_gpu)
 
 
-def physical_torus_2d_moe_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_2d_moe_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = b*q_len
     x1 = 2*d_model
     x2 = n_gpu/(n_pp*sigma_attn)
     x3 = ctx + (1/2)*q_len - 1/2
-    x4 = 2*d_rope
-    x5 = n_q*q_len
-    x6 = ctx + q_len - 1
-    x7 = ctx**2 - ctx
-    x8 = (1/2)/q_len
-    x9 = x5*(4*c_kv + x4)*(numpy.where(numpy.greater_equal(ctx_win, x6), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x8*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x7))) + numpy.where(numpy.greater_equal(k_top, x6), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x8*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x7)))/r_cmp)
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x9, 2*ctx*c_kv*n_q*(d_head + d_nope) + x3*x5*(2*d_head + 2*d_nope + x4)), x9) + q_len*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2))) + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)))/(flops*n_gpu)
+    x4 = 2*ctx*c_kv*n_q*(d_head + d_nope)
+    x5 = ctx + q_len - 1
+    x6 = numpy.greater_equal(ctx_win, x5)
+    x7 = numpy.greater_equal(k_top, x5)
+    x8 = numpy.greater(xi_mha, 0)
+    x9 = r_cmp**(-1.0)
+    x10 = x3*x9
+    x11 = 2*d_rope
+    x12 = n_q*q_len
+    x13 = x12*(4*c_kv + x11)
+    x14 = x12*x3*(2*d_head + 2*d_nope + x11) + x4
+    x15 = numpy.greater_equal(ctx, ctx_win)
+    x16 = ctx**2 - ctx
+    x17 = (1/2)/q_len
+    x18 = x17*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x16)
+    x19 = numpy.greater_equal(ctx, k_top)
+    x20 = k_top*x9
+    x21 = x17*x9*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x16)
+    return (2*n_attn*x0 + b*n_layers*numpy.where(numpy.where(numpy.logical_and(x6, x7), numpy.logical_and(x8, numpy.less(x14, x13*(x10 + x3))), numpy.where(numpy.logical_and(x15, x7), numpy.logical_and(x8, numpy.less(x14, x13*(ctx_win + x10))), numpy.where(x7, numpy.logical_and(x8, numpy.less(x14, x13*(x10 + x18))), numpy.where(numpy.logical_and(x19, x6), numpy.logical_and(x8, numpy.less(x14, x13*(x20 + x3))), numpy.where(numpy.logical_and(x15, x19), numpy.logical_and(x8, numpy.less(x14, x13*(ctx_win + x20))), numpy.where(x19, numpy.logical_and(x8, numpy.less(x14, x13*(x18 + x20))), numpy.where(x6, numpy.logical_and(x8, numpy.less(x14, x13*(x21 + x3))), numpy.where(x15, numpy.logical_and(x8, numpy.less(x14, x13*(ctx_win + x21))), numpy.logical_and(x8, numpy.less(x14, x13*(x18 + x21))))))))))), x4, 0) + b*vocab*q_lm*x1 + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)) + x0*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2)))/(flops*n_gpu)
 
 
-def physical_torus_2d_moe_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_2d_moe_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_gpu/(n_pp*sigma_attn)
     return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, x0) + p*(n_ff + w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))
 
 
-def physical_torus_2d_moe_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_2d_moe_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_gpu**(-1.0)
     x1 = bw_ar_inter**(-1.0)
     x2 = d_model*x0*x1
@@ -8426,12 +9196,12 @@ def physical_torus_2d_moe_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p
     x22 = (1/500000)*x20 - 1/500000
     x23 = numpy.where(x15, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x16)), n_active, numpy.where(numpy.less_equal(n_experts, x16), n_experts, x16)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
     x24 = numpy.minimum(n_active, x19)
-    x25 = x14*x2*(1 - 1/sigma_attn)*(x24 - 1)
+    x25 = x14*x2*x24*(1 - 1/sigma_attn)
     x26 = (1/1000000)*x24 - 1/1000000
-    return n_layers*(numpy.where(x18, 0, n_ff_out*x21*x5 + x22) + numpy.where(x18, 0, n_ff_in*x12*x21*(d_ff*n_active + d_ff_shared*n_sh) + x22)) + n_layers*(numpy.where(x9, 0, x10*x5 + x11) + numpy.where(x9, 0, d_head*x10*x12*(n_q + 2*n_q/g) + x11)) + n_layers*numpy.where(numpy.where(x15, numpy.greater(x17, 1), False), numpy.where(x23, 0, p_act*x25 + x26) + numpy.where(x23, 0, p_disp*x25 + x26) + numpy.where(x9, 0, d_model*x1*x10*x4*x7/x6 + x11), 0) + (n_pp - 1)*((1/4)*x5 + 1/1000000)
+    return n_layers*(numpy.where(x18, 0, n_ff_out*x21*x5 + x22) + numpy.where(x18, 0, n_ff_in*x12*x21*(d_ff*n_active + d_ff_shared*n_sh) + x22)) + n_layers*(numpy.where(x9, 0, x10*x5 + x11) + numpy.where(x9, 0, d_head*x10*x12*(n_q + 2*n_q/g) + x11)) + n_layers*numpy.where(numpy.where(x15, numpy.greater(x17, 1), False), numpy.where(x9, 0, d_model*x1*x10*x4*x7/x6 + x11) + numpy.where(numpy.greater(sigma_attn, 1), numpy.where(x23, 0, p_act*x25 + x26) + numpy.where(x23, 0, p_disp*x25 + x26), 0), 0) + (n_pp - 1)*((1/4)*x5 + 1/1000000)
 
 
-def physical_torus_2d_moe_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_2d_moe_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_ff_in + n_ff_out
     x1 = s**(-1.0)
     x2 = n_pp**(-1.0)
@@ -8467,21 +9237,38 @@ def physical_torus_2d_moe_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p,
     return x13*(d_model*vocab*p_emb + n_experts*n_layers*x0*(1 - (1 - x1)**x4)*(d_ff*x10*x12 + d_ff*x5 + d_model*x12*x9/x10)) + x13*(w_idx*p*x6 + n_sh*x0*x22*(d_ff_shared*x18*x19 + d_ff_shared*x5 + x21/x18) + x22*(d_model*x19*x28 + p*x24*x26 + x19*x23*x30 + x19*x24*x31 + x20*x24/x28 + x20*x26/x31 + x21/x30 + x23*x5 + x24*x5) + x3*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp)*numpy.maximum(1, x15))
 
 
-def physical_torus_2d_moe_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
-    x0 = b*q_len
-    x1 = 2*d_model
-    x2 = n_gpu/(n_pp*sigma_attn)
-    x3 = ctx + (1/2)*q_len - 1/2
-    x4 = 2*d_rope
-    x5 = n_q*q_len
+def physical_torus_2d_moe_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+    x0 = n_gpu**(-1.0)
+    x1 = b*q_len
+    x2 = 2*d_model
+    x3 = n_gpu/(n_pp*sigma_attn)
+    x4 = ctx + (1/2)*q_len - 1/2
+    x5 = 2*ctx*c_kv*n_q*(d_head + d_nope)
     x6 = ctx + q_len - 1
-    x7 = ctx**2 - ctx
-    x8 = (1/2)/q_len
-    x9 = x5*(4*c_kv + x4)*(numpy.where(numpy.greater_equal(ctx_win, x6), x3, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x8*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x7))) + numpy.where(numpy.greater_equal(k_top, x6), x3, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x8*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x7)))/r_cmp)
-    return (2*n_attn*x0 + b*vocab*q_lm*x1 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x9, 2*ctx*c_kv*n_q*(d_head + d_nope) + x3*x5*(2*d_head + 2*d_nope + x4)), x9) + q_len*(f_idx*n_layers*x3*(xi_idx*x2 - xi_idx + 1) + w_idx*(2*x2 - 2))) + x0*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x1*(n_ff_in + n_ff_out)))/(flops*n_gpu)
+    x7 = numpy.greater_equal(ctx_win, x6)
+    x8 = numpy.greater_equal(k_top, x6)
+    x9 = numpy.greater(xi_mha, 0)
+    x10 = r_cmp**(-1.0)
+    x11 = x10*x4
+    x12 = 2*d_rope
+    x13 = n_q*q_len
+    x14 = x13*(4*c_kv + x12)
+    x15 = x13*x4*(2*d_head + 2*d_nope + x12)
+    x16 = x15 + x5
+    x17 = numpy.greater_equal(ctx, ctx_win)
+    x18 = ctx**2 - ctx
+    x19 = (1/2)/q_len
+    x20 = x19*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x18)
+    x21 = numpy.greater_equal(ctx, k_top)
+    x22 = k_top*x10
+    x23 = x19*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x18)
+    x24 = x10*x23
+    x25 = numpy.where(numpy.logical_and(x7, x8), numpy.logical_and(x9, numpy.greater(x14*(x11 + x4), x16)), numpy.where(numpy.logical_and(x17, x8), numpy.logical_and(x9, numpy.greater(x14*(ctx_win + x11), x16)), numpy.where(x8, numpy.logical_and(x9, numpy.less(x16, x14*(x11 + x20))), numpy.where(numpy.logical_and(x21, x7), numpy.logical_and(x9, numpy.greater(x14*(x22 + x4), x16)), numpy.where(numpy.logical_and(x17, x21), numpy.logical_and(x9, numpy.greater(x14*(ctx_win + x22), x16)), numpy.where(x21, numpy.logical_and(x9, numpy.less(x16, x14*(x20 + x22))), numpy.where(x7, numpy.logical_and(x9, numpy.less(x16, x14*(x24 + x4))), numpy.where(x17, numpy.logical_and(x9, numpy.less(x16, x14*(ctx_win + x24))), numpy.logical_and(x9, numpy.less(x16, x14*(x20 + x24)))))))))))
+    x26 = b*n_layers
+    return x0*x26*numpy.where(x25, x15, x14*(x10*numpy.where(x8, x4, numpy.where(x21, k_top, x23)) + numpy.where(x7, x4, numpy.where(x17, ctx_win, x20))))/flops_attn + x0*(2*n_attn*x1 + b*vocab*q_lm*x2 + x1*(2*n_ff/s + d_ff_shared*n_layers*n_sh*x2*(n_ff_in + n_ff_out)) + x1*(f_idx*n_layers*x4*(xi_idx*x3 - xi_idx + 1) + w_idx*(2*x3 - 2)) + x26*numpy.where(x25, x5, 0))/flops
 
 
-def physical_torus_2d_moe_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_2d_moe_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = b*q_len
     x1 = d_model*p_act
     x2 = x0*x1
@@ -8515,57 +9302,72 @@ def physical_torus_2d_moe_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p
     x30 = (1/500000)*x28 - 1/500000
     x31 = d_ff_shared*n_sh
     x32 = numpy.where(x21, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x22)), n_active, numpy.where(numpy.less_equal(n_experts, x22), n_experts, x22)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
-    x33 = sigma_attn**(-1.0)
-    x34 = numpy.minimum(n_active, x25)
-    x35 = x20*x5*(1 - x33)*(x34 - 1)
-    x36 = (1/1000000)*x34 - 1/1000000
-    x37 = n_layers*(numpy.where(x10, 0, x11*x6 + x12) + numpy.where(x10, 0, x11*x15*x17 + x12)) + n_layers*(numpy.where(x24, 0, n_ff_out*x29*x6 + x30) + numpy.where(x24, 0, n_ff_in*x17*x29*(d_ff*n_active + x31) + x30)) + n_layers*numpy.where(numpy.where(x21, numpy.greater(x23, 1), False), numpy.where(x10, 0, x11*x2*x4*x8/x7 + x12) + numpy.where(x32, 0, x1*x35 + x36) + numpy.where(x32, 0, d_model*p_disp*x35 + x36), 0) + (n_pp - 1)*((1/4)*x6 + 1/1000000)
+    x33 = numpy.minimum(n_active, x25)
+    x34 = sigma_attn**(-1.0)
+    x35 = x20*x33*x5*(1 - x34)
+    x36 = (1/1000000)*x33 - 1/1000000
+    x37 = n_layers*(numpy.where(x10, 0, x11*x6 + x12) + numpy.where(x10, 0, x11*x15*x17 + x12)) + n_layers*(numpy.where(x24, 0, n_ff_out*x29*x6 + x30) + numpy.where(x24, 0, n_ff_in*x17*x29*(d_ff*n_active + x31) + x30)) + n_layers*numpy.where(numpy.where(x21, numpy.greater(x23, 1), False), numpy.where(x10, 0, x11*x2*x4*x8/x7 + x12) + numpy.where(numpy.greater(sigma_attn, 1), numpy.where(x32, 0, x1*x35 + x36) + numpy.where(x32, 0, d_model*p_disp*x35 + x36), 0), 0) + (n_pp - 1)*((1/4)*x6 + 1/1000000)
     x38 = d_model*vocab
     x39 = s**(-1.0)
-    x40 = n_ff_in + n_ff_out
-    x41 = n_layers*x40
-    x42 = d_model*x31*x41
-    x43 = x22*x33
-    x44 = ctx + x19 - 1/2
-    x45 = 2*d_rope
-    x46 = n_q*q_len
-    x47 = ctx + q_len - 1
-    x48 = ctx**2 - ctx
-    x49 = (1/2)/q_len
+    x40 = x0*x18
+    x41 = d_model*p
+    x42 = numpy.sqrt(d_model)
+    x43 = numpy.maximum(1, numpy.minimum(x26, x28*x42/numpy.sqrt(d_ff)))
+    x44 = p_act*x40
+    x45 = x1*x40
+    x46 = n_ff_in + n_ff_out
+    x47 = n_layers*x46
+    x48 = n_pp*x3/hbm_bw
+    x49 = kv_win*numpy.minimum(ctx, ctx_win)
     x50 = r_cmp**(-1.0)
-    x51 = x46*(4*c_kv + x45)*(x50*numpy.where(numpy.greater_equal(k_top, x47), x44, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x49*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x48))) + numpy.where(numpy.greater_equal(ctx_win, x47), x44, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x49*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x48))))
-    x52 = x0*x18
-    x53 = d_model*p
-    x54 = numpy.sqrt(d_model)
-    x55 = numpy.maximum(1, numpy.minimum(x26, x28*x54/numpy.sqrt(d_ff)))
-    x56 = p_act*x52
-    x57 = x1*x52
-    x58 = n_pp*x3/hbm_bw
-    x59 = kv_win*numpy.minimum(ctx, ctx_win)
-    x60 = b*numpy.maximum(1, x43)
-    x61 = x54*x9
-    x62 = numpy.minimum(x43, numpy.maximum(1, x61/numpy.sqrt(d_ff_shared)))
-    x63 = x33*x56
-    x64 = n_gpu/(n_pp**2*sigma_attn**2)
-    x65 = x2*x64
-    x66 = sigma_attn*n_layers
-    x67 = d_head*n_q
-    x68 = c_kv + c_q
-    x69 = numpy.sqrt(x68)
-    x70 = numpy.minimum(x43, numpy.maximum(1, x69*x9/x54))
-    x71 = numpy.sqrt(d_head)
-    x72 = numpy.minimum(x43, numpy.maximum(1, x61/(numpy.sqrt(n_q)*x71)))
-    x73 = x16*x64
-    x74 = numpy.minimum(x43, numpy.maximum(1, numpy.sqrt(x14)*x71*x9/x69))
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + p*(n_ff + w_idx*sigma_attn*(x43 - 1) + sigma_attn*(n_attn + x42)) + x60*(st_cmp + ctx*(kv_idx + kv_bytes) + x59))), 4*n_layers*t_kernel + x37*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x37, x3*(2*n_attn*x0 + 2*b*q_lm*x38 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x51, ctx*c_kv*x13*(d_head + d_nope) + x44*x46*(2*d_head + 2*d_nope + x45)), x51) + q_len*(f_idx*n_layers*x44*(xi_idx*x43 - xi_idx + 1) + w_idx*(2*x43 - 2))) + x0*(2*n_ff*x39 + 2*x42))/flops), x58*(n_experts*x41*(1 - (1 - x39)**x52)*(d_ff*x39*x55*x56 + d_ff*x53 + x27*x39*x57/x55) + p_emb*x38) + x58*(w_idx*p*x22 + n_sh*x40*x66*(d_ff_shared*x53 + d_ff_shared*x62*x63 + x65/x62) + x18*x60*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x50 + x59) + x66*(p*x15*x68 + x15*x73/x74 + x33*x57*x70 + x53*x67 + x53*x68 + x63*x67*x72 + x63*x68*x74 + x65/x72 + x68*x73/x70))), numpy.inf)
+    x51 = x22*x34
+    x52 = b*numpy.maximum(1, x51)
+    x53 = x42*x9
+    x54 = numpy.minimum(x51, numpy.maximum(1, x53/numpy.sqrt(d_ff_shared)))
+    x55 = x34*x44
+    x56 = n_gpu/(n_pp**2*sigma_attn**2)
+    x57 = x2*x56
+    x58 = sigma_attn*n_layers
+    x59 = d_head*n_q
+    x60 = c_kv + c_q
+    x61 = numpy.sqrt(x60)
+    x62 = numpy.minimum(x51, numpy.maximum(1, x61*x9/x42))
+    x63 = numpy.sqrt(d_head)
+    x64 = numpy.minimum(x51, numpy.maximum(1, x53/(numpy.sqrt(n_q)*x63)))
+    x65 = x16*x56
+    x66 = numpy.minimum(x51, numpy.maximum(1, numpy.sqrt(x14)*x63*x9/x61))
+    x67 = d_model*x31*x47
+    x68 = ctx + x19 - 1/2
+    x69 = ctx*c_kv*x13*(d_head + d_nope)
+    x70 = ctx + q_len - 1
+    x71 = numpy.greater_equal(ctx_win, x70)
+    x72 = numpy.greater_equal(k_top, x70)
+    x73 = numpy.greater(xi_mha, 0)
+    x74 = x50*x68
+    x75 = 2*d_rope
+    x76 = n_q*q_len
+    x77 = x76*(4*c_kv + x75)
+    x78 = x68*x76*(2*d_head + 2*d_nope + x75)
+    x79 = x69 + x78
+    x80 = numpy.greater_equal(ctx, ctx_win)
+    x81 = ctx**2 - ctx
+    x82 = (1/2)/q_len
+    x83 = x82*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x81)
+    x84 = numpy.greater_equal(ctx, k_top)
+    x85 = k_top*x50
+    x86 = x82*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x81)
+    x87 = x50*x86
+    x88 = numpy.where(numpy.logical_and(x71, x72), numpy.logical_and(x73, numpy.greater(x77*(x68 + x74), x79)), numpy.where(numpy.logical_and(x72, x80), numpy.logical_and(x73, numpy.greater(x77*(ctx_win + x74), x79)), numpy.where(x72, numpy.logical_and(x73, numpy.less(x79, x77*(x74 + x83))), numpy.where(numpy.logical_and(x71, x84), numpy.logical_and(x73, numpy.greater(x77*(x68 + x85), x79)), numpy.where(numpy.logical_and(x80, x84), numpy.logical_and(x73, numpy.greater(x77*(ctx_win + x85), x79)), numpy.where(x84, numpy.logical_and(x73, numpy.less(x79, x77*(x83 + x85))), numpy.where(x71, numpy.logical_and(x73, numpy.less(x79, x77*(x68 + x87))), numpy.where(x80, numpy.logical_and(x73, numpy.less(x79, x77*(ctx_win + x87))), numpy.logical_and(x73, numpy.less(x79, x77*(x83 + x87)))))))))))
+    x89 = b*n_layers
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + p*(n_ff + w_idx*sigma_attn*(x51 - 1) + sigma_attn*(n_attn + x67)) + x52*(st_cmp + ctx*(kv_idx + kv_bytes) + x49))), 4*n_layers*t_kernel + x37*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x37, x3*x89*numpy.where(x88, x78, x77*(x50*numpy.where(x72, x68, numpy.where(x84, k_top, x86)) + numpy.where(x71, x68, numpy.where(x80, ctx_win, x83))))/flops_attn + x3*(2*n_attn*x0 + 2*b*q_lm*x38 + x0*(2*n_ff*x39 + 2*x67) + x0*(f_idx*n_layers*x68*(xi_idx*x51 - xi_idx + 1) + w_idx*(2*x51 - 2)) + x89*numpy.where(x88, x69, 0))/flops), x48*(n_experts*x47*(1 - (1 - x39)**x40)*(d_ff*x39*x43*x44 + d_ff*x41 + x27*x39*x45/x43) + p_emb*x38) + x48*(w_idx*p*x22 + n_sh*x46*x58*(d_ff_shared*x41 + d_ff_shared*x54*x55 + x57/x54) + x18*x52*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x50 + x49) + x58*(p*x15*x60 + x15*x65/x66 + x34*x45*x62 + x41*x59 + x41*x60 + x55*x59*x64 + x55*x60*x66 + x57/x64 + x60*x65/x62))), numpy.inf)
 
 
-def physical_torus_2d_moe_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_2d_moe_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_gpu/(n_pp*sigma_attn)
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes))*numpy.maximum(1, x0) + p*(n_ff + w_idx*sigma_attn*(x0 - 1) + sigma_attn*(n_attn + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))))), 1, 0)
 
 
-def physical_torus_2d_moe_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_2d_moe_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = b*q_len
     x1 = p_act*x0/(n_gpu*bw_ar_inter)
     x2 = d_model*x1
@@ -8580,7 +9382,7 @@ def physical_torus_2d_moe_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, 
     return 4*n_layers*t_kernel + n_layers*(numpy.where(x7, 0, n_ff_out*x2*x9 + x10) + numpy.where(x7, 0, n_ff_in*x1*x9*(d_ff*n_active + d_ff_shared*n_sh) + x10)) + (n_pp - 1)*((1/4)*x2 + 1/1000000)
 
 
-def physical_torus_2d_moe_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_2d_moe_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
     x1 = numpy.where(numpy.less_equal(x0, 1), 0, (1/500000)*x0 - 1/500000)
     x2 = 2*n_layers
@@ -8589,10 +9391,10 @@ def physical_torus_2d_moe_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len
     x5 = n_gpu*x3
     x6 = numpy.minimum(n_experts, x5)
     x7 = numpy.where(x4, x6, 1)
-    return (1/1000000)*n_pp + n_layers*numpy.where(numpy.where(x4, numpy.greater(x6, 1), False), x1 + 2*numpy.where(numpy.where(x4, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x5)), n_active, numpy.where(numpy.less_equal(n_experts, x5), n_experts, x5)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, (1/1000000)*numpy.minimum(n_active, x7) - 1/1000000), 0) + x1*x2 + x2*numpy.where(numpy.where(x4, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x6, 1), numpy.less_equal(x5, 1), numpy.less_equal(x5/x6, 1)), 1, numpy.sqrt(x5*numpy.where(numpy.less_equal(x6, 1), 1, x6**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x5, 1), 1, numpy.sqrt(x5)), 1)), 0, (1/500000)*numpy.sqrt(numpy.maximum(1, x5/numpy.maximum(1, x7))) - 1/500000) - 1/1000000
+    return (1/1000000)*n_pp + n_layers*numpy.where(numpy.where(x4, numpy.greater(x6, 1), False), x1 + numpy.where(numpy.greater(sigma_attn, 1), 2*numpy.where(numpy.where(x4, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x5)), n_active, numpy.where(numpy.less_equal(n_experts, x5), n_experts, x5)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, (1/1000000)*numpy.minimum(n_active, x7) - 1/1000000), 0), 0) + x1*x2 + x2*numpy.where(numpy.where(x4, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x6, 1), numpy.less_equal(x5, 1), numpy.less_equal(x5/x6, 1)), 1, numpy.sqrt(x5*numpy.where(numpy.less_equal(x6, 1), 1, x6**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x5, 1), 1, numpy.sqrt(x5)), 1)), 0, (1/500000)*numpy.sqrt(numpy.maximum(1, x5/numpy.maximum(1, x7))) - 1/500000) - 1/1000000
 
 
-def physical_torus_2d_moe_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_2d_moe_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_gpu**(-1.0)
     x1 = bw_ar_inter**(-1.0)
     x2 = d_model*x0*x1
@@ -8613,11 +9415,13 @@ def physical_torus_2d_moe_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_l
     x17 = numpy.where(x13, x15, 1)
     x18 = x4*(numpy.sqrt(numpy.maximum(1, x14/numpy.maximum(1, x17))) - 1)
     x19 = numpy.where(x13, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x14)), n_active, numpy.where(numpy.less_equal(n_experts, x14), n_experts, x14)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
-    x20 = x12*x2*(1 - 1/sigma_attn)*(numpy.minimum(n_active, x17) - 1)
-    return n_layers*(numpy.where(x16, 0, n_ff_out*x18*x2) + numpy.where(x16, 0, n_ff_in*x10*x18*(d_ff*n_active + d_ff_shared*n_sh))) + n_layers*(numpy.where(x8, 0, x2*x9) + numpy.where(x8, 0, d_head*x10*x9*(n_q + 2*n_q/g))) + n_layers*numpy.where(numpy.where(x13, numpy.greater(x15, 1), False), numpy.where(x19, 0, p_act*x20) + numpy.where(x19, 0, p_disp*x20) + numpy.where(x8, 0, d_model*x1*x6*x9/x5), 0) + (1/4)*x2*x4*(n_pp - 1)
+    x20 = numpy.minimum(n_active, x17)
+    x21 = (1/1000000)*x20 - 1/1000000
+    x22 = x12*x2*x20*(1 - 1/sigma_attn)
+    return n_layers*(numpy.where(x16, 0, n_ff_out*x18*x2) + numpy.where(x16, 0, n_ff_in*x10*x18*(d_ff*n_active + d_ff_shared*n_sh))) + n_layers*(numpy.where(x8, 0, x2*x9) + numpy.where(x8, 0, d_head*x10*x9*(n_q + 2*n_q/g))) + n_layers*numpy.where(numpy.where(x13, numpy.greater(x15, 1), False), numpy.where(x8, 0, d_model*x1*x6*x9/x5) + numpy.where(numpy.greater(sigma_attn, 1), -2*numpy.where(x19, 0, x21) + numpy.where(x19, 0, p_act*x22 + x21) + numpy.where(x19, 0, p_disp*x22 + x21), 0), 0) + (1/4)*x2*x4*(n_pp - 1)
 
 
-def physical_torus_2d_moe_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_2d_moe_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_gpu**(-1.0)
     x1 = b*q_len
     x2 = p_act*x0*x1/bw_ar_inter
@@ -8637,44 +9441,59 @@ def physical_torus_2d_moe_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, 
     x16 = d_ff_shared*n_sh
     x17 = n_layers*(numpy.where(x10, 0, n_ff_out*x14*x3 + x15) + numpy.where(x10, 0, n_ff_in*x14*x2*(d_ff*n_active + x16) + x15)) + (n_pp - 1)*((1/4)*x3 + 1/1000000)
     x18 = d_model*vocab
-    x19 = s**(-1.0)
-    x20 = n_ff_in + n_ff_out
-    x21 = d_model*n_layers*x16*x20
-    x22 = x8/sigma_attn
-    x23 = ctx + x4 - 1/2
-    x24 = 2*n_q
-    x25 = 2*d_rope
-    x26 = n_q*q_len
-    x27 = ctx + q_len - 1
-    x28 = ctx**2 - ctx
-    x29 = (1/2)/q_len
-    x30 = r_cmp**(-1.0)
-    x31 = x26*(4*c_kv + x25)*(x30*numpy.where(numpy.greater_equal(k_top, x27), x23, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x29*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x28))) + numpy.where(numpy.greater_equal(ctx_win, x27), x23, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x29*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x28))))
-    x32 = kv_win*numpy.minimum(ctx, ctx_win)
-    x33 = d_head*n_q
-    x34 = d_model*p
-    x35 = c_kv + c_q
-    x36 = x1*x5
-    x37 = p_act*x36
-    x38 = d_head*(n_q + x24/g)
-    x39 = numpy.maximum(1, numpy.minimum(x11, numpy.sqrt(d_model)*x13/numpy.sqrt(d_ff)))
-    x40 = x19*x37
-    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(st_cmp + ctx*(kv_idx + kv_bytes) + x32) + p*(n_attn + n_ff + w_idx*(x8 - 1) + x21))), 4*n_layers*t_kernel + x17*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x17, x0*(2*n_attn*x1 + 2*b*q_lm*x18 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x31, ctx*c_kv*x24*(d_head + d_nope) + x23*x26*(2*d_head + 2*d_nope + x25)), x31) + q_len*(f_idx*n_layers*x23*(xi_idx*x22 - xi_idx + 1) + w_idx*(2*x22 - 2))) + x1*(2*n_ff*x19 + 2*x21))/flops), n_pp*x0*(w_idx*p*x8 + n_layers*(n_experts*x20*(1 - (1 - x19)**x36)*(d_ff*x34 + d_ff*x39*x40 + d_model*x12*x40/x39) + n_sh*x20*(d_ff_shared*x34 + x37*(d_model + d_ff_shared)) + p*x35*x38 + x33*x34 + x34*x35 + x37*(d_model + x33) + x37*(d_model + x35) + x37*(x35 + x38)) + p_emb*x18 + x6*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x30 + x32))/hbm_bw), numpy.inf)
+    x19 = kv_win*numpy.minimum(ctx, ctx_win)
+    x20 = r_cmp**(-1.0)
+    x21 = d_head*n_q
+    x22 = d_model*p
+    x23 = c_kv + c_q
+    x24 = q_len*x6
+    x25 = p_act*x24
+    x26 = 2*n_q
+    x27 = d_head*(n_q + x26/g)
+    x28 = n_ff_in + n_ff_out
+    x29 = s**(-1.0)
+    x30 = numpy.maximum(1, numpy.minimum(x11, numpy.sqrt(d_model)*x13/numpy.sqrt(d_ff)))
+    x31 = x25*x29
+    x32 = d_model*n_layers*x16*x28
+    x33 = x8/sigma_attn
+    x34 = ctx + x4 - 1/2
+    x35 = ctx*c_kv*x26*(d_head + d_nope)
+    x36 = ctx + q_len - 1
+    x37 = numpy.greater_equal(ctx_win, x36)
+    x38 = numpy.greater_equal(k_top, x36)
+    x39 = numpy.greater(xi_mha, 0)
+    x40 = x20*x34
+    x41 = 2*d_rope
+    x42 = n_q*q_len
+    x43 = x42*(4*c_kv + x41)
+    x44 = x34*x42*(2*d_head + 2*d_nope + x41)
+    x45 = x35 + x44
+    x46 = numpy.greater_equal(ctx, ctx_win)
+    x47 = ctx**2 - ctx
+    x48 = (1/2)/q_len
+    x49 = x48*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x47)
+    x50 = numpy.greater_equal(ctx, k_top)
+    x51 = k_top*x20
+    x52 = x48*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x47)
+    x53 = x20*x52
+    x54 = numpy.where(numpy.logical_and(x37, x38), numpy.logical_and(x39, numpy.greater(x43*(x34 + x40), x45)), numpy.where(numpy.logical_and(x38, x46), numpy.logical_and(x39, numpy.greater(x43*(ctx_win + x40), x45)), numpy.where(x38, numpy.logical_and(x39, numpy.less(x45, x43*(x40 + x49))), numpy.where(numpy.logical_and(x37, x50), numpy.logical_and(x39, numpy.greater(x43*(x34 + x51), x45)), numpy.where(numpy.logical_and(x46, x50), numpy.logical_and(x39, numpy.greater(x43*(ctx_win + x51), x45)), numpy.where(x50, numpy.logical_and(x39, numpy.less(x45, x43*(x49 + x51))), numpy.where(x37, numpy.logical_and(x39, numpy.less(x45, x43*(x34 + x53))), numpy.where(x46, numpy.logical_and(x39, numpy.less(x45, x43*(ctx_win + x53))), numpy.logical_and(x39, numpy.less(x45, x43*(x49 + x53)))))))))))
+    x55 = b*n_layers
+    return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, n_unembed*p_emb + b*(st_cmp + ctx*(kv_idx + kv_bytes) + x19) + p*(n_attn + n_ff + w_idx*(x8 - 1) + x32))), 4*n_layers*t_kernel + x17*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*x17, x0*x55*numpy.where(x54, x44, x43*(x20*numpy.where(x38, x34, numpy.where(x50, k_top, x52)) + numpy.where(x37, x34, numpy.where(x46, ctx_win, x49))))/flops_attn + x0*(2*n_attn*x1 + 2*b*q_lm*x18 + x1*(2*n_ff*x29 + 2*x32) + x1*(f_idx*n_layers*x34*(xi_idx*x33 - xi_idx + 1) + w_idx*(2*x33 - 2)) + x55*numpy.where(x54, x35, 0))/flops), n_pp*x0*(w_idx*p*x8 + n_layers*(n_experts*x28*(1 - (1 - x29)**x24)*(d_ff*x22 + d_ff*x30*x31 + d_model*x12*x31/x30) + n_sh*x28*(d_ff_shared*x22 + x25*(d_model + d_ff_shared)) + p*x23*x27 + x21*x22 + x22*x23 + x25*(d_model + x21) + x25*(d_model + x23) + x25*(x23 + x27)) + p_emb*x18 + x6*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + st_cmp*x20 + x19))/hbm_bw), numpy.inf)
 
 
-def physical_torus_2d_moe_mla__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_2d_moe_mla__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return (1/1000000 + (1/4)*b*d_model*p_act*q_len/(n_gpu*bw_ar_inter))*(n_pp - 1)
 
 
-def physical_torus_2d_moe_mla__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_2d_moe_mla__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return (1/1000000)*n_pp - 1/1000000
 
 
-def physical_torus_2d_moe_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_2d_moe_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def physical_torus_2d_moe_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_2d_moe_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
     x2 = b*x0
@@ -8693,11 +9512,11 @@ def physical_torus_2d_moe_mla__memory_floor(n_gpu, b, n_pp, sigma_attn, q_len, c
     return n_pp*(w_idx*p*x1 + d_model*vocab*p_emb + n_layers*(n_experts*x9*(1 - (1 - x10)**x6)*(d_ff*x13*x14 + d_ff*x4 + d_model*x12*x14/x13) + n_sh*x9*(d_ff_shared*x4 + x7*(d_model + d_ff_shared)) + p*x5*x8 + x3*x4 + x4*x5 + x7*(d_model + x3) + x7*(d_model + x5) + x7*(x5 + x8)) + x2*(kv_idx*ctx + kv_bytes*numpy.minimum(ctx, k_top) + kv_win*numpy.minimum(ctx, ctx_win) + st_cmp/r_cmp))/(hbm_bw*n_gpu)
 
 
-def physical_torus_2d_moe_mla__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_2d_moe_mla__need_floor(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     return n_unembed*p_emb + b*(kv_win*numpy.minimum(ctx, ctx_win) + st_cmp + ctx*(kv_idx + kv_bytes)) + p*(n_attn + n_ff + w_idx*(n_gpu/n_pp - 1) + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
-def physical_torus_2d_moe_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha):
+def physical_torus_2d_moe_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
     x0 = b*q_len
     x1 = p_act*x0
     x2 = d_model*x1
@@ -8731,10 +9550,10 @@ def physical_torus_2d_moe_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, 
     x30 = n_q + x29/g
     x31 = d_head*x30
     x32 = numpy.where(x11, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x12)), n_active, numpy.where(numpy.less_equal(n_experts, x12), n_experts, x12)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1))
-    x33 = sigma_attn**(-1.0)
-    x34 = numpy.minimum(n_active, x15)
-    x35 = b*d_model*x5*x8*(1 - x33)*(x34 - 1)
-    x36 = (1/1000000)*x34 - 1/1000000
+    x33 = numpy.minimum(n_active, x15)
+    x34 = sigma_attn**(-1.0)
+    x35 = b*d_model*x33*x5*x8*(1 - x34)
+    x36 = (1/1000000)*x33 - 1/1000000
     x37 = d_model*vocab
     x38 = p_emb*x37
     x39 = n_ff_in + n_ff_out
@@ -8748,7 +9567,7 @@ def physical_torus_2d_moe_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, 
     x47 = n_experts*x39*(1 - (1 - x40)**x41)*(d_ff*x42 + d_ff*x44*x46 + d_model*x17*x46/x44)
     x48 = n_pp*x3/hbm_bw
     x49 = w_idx*p*x12
-    x50 = x12*x33
+    x50 = x12*x34
     x51 = numpy.maximum(1, x50)
     x52 = kv_win*numpy.minimum(ctx, ctx_win)
     x53 = r_cmp**(-1.0)
@@ -8756,7 +9575,7 @@ def physical_torus_2d_moe_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, 
     x55 = d_ff_shared*x42
     x56 = x25*x43
     x57 = numpy.minimum(x50, numpy.maximum(1, x56/numpy.sqrt(d_ff_shared)))
-    x58 = x33*x45
+    x58 = x34*x45
     x59 = n_gpu/(n_pp**2*sigma_attn**2)
     x60 = x2*x59
     x61 = sigma_attn*n_layers
@@ -8772,16 +9591,31 @@ def physical_torus_2d_moe_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, 
     x71 = p*x31*x63 + x42*x63 + x42*x70
     x72 = d_model*n_layers*x21*x39
     x73 = ctx + x8 - 1/2
-    x74 = 2*d_rope
-    x75 = n_q*q_len
-    x76 = ctx + q_len - 1
-    x77 = ctx**2 - ctx
-    x78 = (1/2)/q_len
-    x79 = x75*(4*c_kv + x74)*(x53*numpy.where(numpy.greater_equal(k_top, x76), x73, numpy.where(numpy.greater_equal(ctx, k_top), k_top, x78*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x77))) + numpy.where(numpy.greater_equal(ctx_win, x76), x73, numpy.where(numpy.greater_equal(ctx, ctx_win), ctx_win, x78*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x77))))
-    x80 = n_unembed*p_emb
-    x81 = b*(st_cmp + ctx*(kv_idx + kv_bytes) + x52)
-    x82 = n_attn + x72
-    return 4*n_layers*t_kernel, n_layers*(numpy.where(x14, 0, n_ff_out*x19*x6 + x20) + numpy.where(x14, 0, n_ff_in*x19*x22*(d_ff*n_active + x21) + x20)) + x7, n_layers*(numpy.where(x26, 0, x27*x6 + x28) + numpy.where(x26, 0, x22*x27*x31 + x28)) + n_layers*numpy.where(numpy.where(x11, numpy.greater(x13, 1), False), numpy.where(x26, 0, x2*x24*x27*x4/x23 + x28) + numpy.where(x32, 0, p_act*x35 + x36) + numpy.where(x32, 0, p_disp*x35 + x36), 0), x48*(n_layers*x47 + x38) + x48*(x49 + x51*x54 + x61*x62*(d_ff_shared*x57*x58 + x55 + x60/x57) + x61*(d_model*x58*x65 + x31*x69/x67 + x58*x63*x67 + x58*x68*x70 + x60/x68 + x63*x69/x65 + x71)), x3*(2*n_attn*x0 + 2*b*q_lm*x37 + b*(n_layers*numpy.where(numpy.greater(xi_mha, 0), numpy.minimum(x79, ctx*c_kv*x29*(d_head + d_nope) + x73*x75*(2*d_head + 2*d_nope + x74)), x79) + q_len*(f_idx*n_layers*x73*(xi_idx*x50 - xi_idx + 1) + w_idx*(2*x50 - 2))) + x0*(2*n_ff*x40 + 2*x72))/flops, p*(n_ff + w_idx*sigma_attn*(x50 - 1) + sigma_attn*x82) + x51*x81 + x80, x7, x48*(n_layers*(x45*(d_model + x63) + x45*(d_model + x70) + x45*(x31 + x63) + x47 + x62*(x45*(d_model + d_ff_shared) + x55) + x71) + x38 + x49 + x54), p*(n_ff + w_idx*(x12 - 1) + x82) + x80 + x81
+    x74 = ctx*c_kv*x29*(d_head + d_nope)
+    x75 = ctx + q_len - 1
+    x76 = numpy.greater_equal(ctx_win, x75)
+    x77 = numpy.greater_equal(k_top, x75)
+    x78 = numpy.greater(xi_mha, 0)
+    x79 = x53*x73
+    x80 = 2*d_rope
+    x81 = n_q*q_len
+    x82 = x81*(4*c_kv + x80)
+    x83 = x73*x81*(2*d_head + 2*d_nope + x80)
+    x84 = x74 + x83
+    x85 = numpy.greater_equal(ctx, ctx_win)
+    x86 = ctx**2 - ctx
+    x87 = (1/2)/q_len
+    x88 = x87*(2*ctx*ctx_win - ctx_win**2 + 2*ctx_win*q_len - ctx_win - x86)
+    x89 = numpy.greater_equal(ctx, k_top)
+    x90 = k_top*x53
+    x91 = x87*(2*ctx*k_top - k_top**2 + 2*k_top*q_len - k_top - x86)
+    x92 = x53*x91
+    x93 = numpy.where(numpy.logical_and(x76, x77), numpy.logical_and(x78, numpy.greater(x82*(x73 + x79), x84)), numpy.where(numpy.logical_and(x77, x85), numpy.logical_and(x78, numpy.greater(x82*(ctx_win + x79), x84)), numpy.where(x77, numpy.logical_and(x78, numpy.less(x84, x82*(x79 + x88))), numpy.where(numpy.logical_and(x76, x89), numpy.logical_and(x78, numpy.greater(x82*(x73 + x90), x84)), numpy.where(numpy.logical_and(x85, x89), numpy.logical_and(x78, numpy.greater(x82*(ctx_win + x90), x84)), numpy.where(x89, numpy.logical_and(x78, numpy.less(x84, x82*(x88 + x90))), numpy.where(x76, numpy.logical_and(x78, numpy.less(x84, x82*(x73 + x92))), numpy.where(x85, numpy.logical_and(x78, numpy.less(x84, x82*(ctx_win + x92))), numpy.logical_and(x78, numpy.less(x84, x82*(x88 + x92)))))))))))
+    x94 = b*n_layers
+    x95 = n_unembed*p_emb
+    x96 = b*(st_cmp + ctx*(kv_idx + kv_bytes) + x52)
+    x97 = n_attn + x72
+    return 4*n_layers*t_kernel, n_layers*(numpy.where(x14, 0, n_ff_out*x19*x6 + x20) + numpy.where(x14, 0, n_ff_in*x19*x22*(d_ff*n_active + x21) + x20)) + x7, n_layers*(numpy.where(x26, 0, x27*x6 + x28) + numpy.where(x26, 0, x22*x27*x31 + x28)) + n_layers*numpy.where(numpy.where(x11, numpy.greater(x13, 1), False), numpy.where(x26, 0, x2*x24*x27*x4/x23 + x28) + numpy.where(numpy.greater(sigma_attn, 1), numpy.where(x32, 0, p_act*x35 + x36) + numpy.where(x32, 0, p_disp*x35 + x36), 0), 0), x48*(n_layers*x47 + x38) + x48*(x49 + x51*x54 + x61*x62*(d_ff_shared*x57*x58 + x55 + x60/x57) + x61*(d_model*x58*x65 + x31*x69/x67 + x58*x63*x67 + x58*x68*x70 + x60/x68 + x63*x69/x65 + x71)), x3*x94*numpy.where(x93, x83, x82*(x53*numpy.where(x77, x73, numpy.where(x89, k_top, x91)) + numpy.where(x76, x73, numpy.where(x85, ctx_win, x88))))/flops_attn + x3*(2*n_attn*x0 + 2*b*q_lm*x37 + x0*(2*n_ff*x40 + 2*x72) + x0*(f_idx*n_layers*x73*(xi_idx*x50 - xi_idx + 1) + w_idx*(2*x50 - 2)) + x94*numpy.where(x93, x74, 0))/flops, p*(n_ff + w_idx*sigma_attn*(x50 - 1) + sigma_attn*x97) + x51*x96 + x95, x7, x48*(n_layers*(x45*(d_model + x63) + x45*(d_model + x70) + x45*(x31 + x63) + x47 + x62*(x45*(d_model + d_ff_shared) + x55) + x71) + x38 + x49 + x54), p*(n_ff + w_idx*(x12 - 1) + x97) + x95 + x96
 
 
 TERMS = {

@@ -12,10 +12,14 @@ from a config, and the curves 'physical' and 'limit', use these terms instead:
 3. The KV cache is held once per KV head: a tensor-parallel attention group wider than the
    KV heads (MLA: one latent) holds every entry N_TP^attn·g/n_q times (eq-phys-kv-copies),
    in HBM and in the bytes read.
-4. An all-to-all pushes each GPU's inter-node share through its own NIC (eq-coll-all-to-all).
+4. An all-to-all pushes each GPU's inter-node share through its own NIC (eq-coll-all-to-all),
+   and moves only what is bound outside the sender's attention group: the local share is
+   removed once, and with tensor-parallel attention (σ = 1) no all-to-all runs at all.
 5. The instance holds the whole batch's cache, not one micro-batch's (eq-phys-memory-need).
 6. The input embedding is a lookup (no FLOPs), and a pass computes logits only for the q_LM
    tokens that need them: q in decode and verification, 1 in prefill (eq-phys-flop-time).
+   Attention's scores and values over the cache run at the cache's precision (BF16 unless the
+   cache is 8-bit), every matmul by weights at the weights'.
 7. The attention scale-down σ is attention's data-parallel degree: σ groups of N_TP/σ GPUs,
    each attending for its own b_μ/σ sequences with a full copy of attention's weights and
    its own sequences' cache; at σ = N_TP attention is data-parallel, with no all-reduce
@@ -75,6 +79,7 @@ from ..core.symbols import (
     f_idx,
     flop_mla,
     flops,
+    flops_attn,
     g,
     hbm_bw,
     k_top,
@@ -177,12 +182,15 @@ def mla_attention_flops(entries: sp.Expr | None = None) -> sp.Eq:
 
 def mla_forms(entries: sp.Expr | None = None) -> dict[str, sp.Expr]:
     """The two forms of eq-phys-mla-attention-flops, 'absorbed' and 'multi_head': FLOPs of one
-    MLA layer's attention for one sequence's pass (see :func:`mla_attention_flops`)."""
+    MLA layer's attention for one sequence's pass (see :func:`mla_attention_flops`), and
+    'up_projection', the multi-head form's up-projection of the ℓ cached latents (a matmul by
+    weights, inside 'multi_head')."""
     mean = fm.mean_context()
     seen = mean if entries is None else entries
+    up = 2 * c_kv * n_q * (d_nope + d_head) * ctx
     return {"absorbed": q_len * n_q * (2 * (c_kv + d_rope) + 2 * c_kv) * seen,
-            "multi_head": (q_len * n_q * (2 * (d_nope + d_rope) + 2 * d_head) * mean
-                           + 2 * c_kv * n_q * (d_nope + d_head) * ctx)}
+            "multi_head": q_len * n_q * (2 * (d_nope + d_rope) + 2 * d_head) * mean + up,
+            "up_projection": up}
 
 
 def attention_flops(mla: bool = False) -> sp.Expr:
@@ -191,6 +199,15 @@ def attention_flops(mla: bool = False) -> sp.Expr:
     the indexer's scoring of every cached token (eq-sparse-indexer-flops per query and entry,
     at the causal mean ℓ + (q − 1)/2) on each of the N_TP^attn GPUs of the attention group (rule
     9), and its projections' 2 FLOPs per weight and token on the group's other GPUs."""
+    parts = attention_flop_parts(mla)
+    return parts["cache"] + parts["weights"]
+
+
+def attention_flop_parts(mla: bool = False) -> dict[str, sp.Expr]:
+    """:func:`attention_flops` split by the rate they run at (eq-phys-flop-time): 'cache', the
+    scores and values over the cached entries, at the cache's precision; 'weights', the
+    indexer's scoring and projections and an MLA layer's up-projection of its cached latents,
+    at the weights'. Their sum is eq-phys-mla-attention-flops' choice of form."""
     selected = sparse_attention.mean_read().rhs
     # a compressed layer: its selected tokens are pooled r_c to an entry; its window is read as
     # a top-ℓ_W of plain entries (rule 10)
@@ -199,12 +216,19 @@ def attention_flops(mla: bool = False) -> sp.Expr:
     # the scoring runs on every GPU of the group (DeepSeek's replicated indexer, ξ_I = 1) or
     # split with the query heads (block-sparse, ξ_I = 0)
     scorers = xi_idx * N_TP_ATTN + 1 - xi_idx
-    indexer = scorers * n_layers * f_idx * fm.mean_context() + (N_TP_ATTN - 1) * 2 * w_idx
+    indexer = b * q_len * (scorers * n_layers * f_idx * fm.mean_context()
+                           + (N_TP_ATTN - 1) * 2 * w_idx)
     if mla:
-        return b * (n_layers * mla_attention_flops(entries).rhs + q_len * indexer)
+        forms = mla_forms(entries)
+        # the form eq-phys-mla-attention-flops takes (absorbed on a tie, as its Min)
+        multi_head = sp.And(xi_mha > 0, forms["multi_head"] < forms["absorbed"])
+        over_cache = sp.Piecewise((forms["multi_head"] - forms["up_projection"], multi_head),
+                                  (forms["absorbed"], True))
+        up = sp.Piecewise((forms["up_projection"], multi_head), (0, True))
+        return {"cache": b * n_layers * over_cache, "weights": b * n_layers * up + indexer}
     full = fm.attention_flops(mla)
     per_entry = sp.cancel(full / (n_layers * fm.mean_context() * b * q_len))  # 4·d·n_q
-    return b * q_len * (n_layers * per_entry * entries + indexer)
+    return {"cache": b * q_len * n_layers * per_entry * entries, "weights": indexer}
 
 
 def attention_bytes_dp(mla: bool = False) -> sp.Expr:
@@ -286,17 +310,23 @@ def flop_time(mla: bool = False, shared: bool = True) -> sp.Eq:
 
     Every GPU shares the work: data-parallel attention groups split the sequences, not repeat
     them (no σ factor). The input embedding is a lookup; the output head multiplies the
-    q_LM tokens of each sequence that need logits (n_vocab·d_model weights each).
+    q_LM tokens of each sequence that need logits (n_vocab·d_model weights each). Attention's
+    scores and values over the cache run at the cache's precision, C_attn (a 16-bit cache
+    beside 8-bit weights: the BF16 rate, as FlashAttention and FlashMLA run it); every matmul
+    by weights at the weights' C.
     """
     return sp.Eq(t_flop, sum(flop_parts(mla, shared).values()))
 
 
 def flop_parts(mla: bool = False, shared: bool = True) -> dict[str, sp.Expr]:
+    """eq-phys-flop-time split into 'attention', the scores and values over the cache at its
+    precision's FLOP/s C_attn, and the 'rest' at the weights' C."""
     experts = 2 * (n_ff / s + (fm.shared_expert_params() if shared else 0)) * b * q_len
     projections = 2 * n_attn * b * q_len
     logits = 2 * vocab * d_model * b * q_lm
-    return {"attention": sp.Integer(0),
-            "rest": (experts + projections + logits + attention_flops(mla)) / (n_gpu * flops)}
+    attention = attention_flop_parts(mla)
+    return {"attention": attention["cache"] / (n_gpu * flops_attn),
+            "rest": (experts + projections + logits + attention["weights"]) / (n_gpu * flops)}
 
 
 def _words_all_reduced(two_d: bool, mla: bool, shared: bool,
@@ -355,17 +385,18 @@ def network_parts(two_d: bool = False, moe: bool = False, mla: bool = False,
     if moe:
         # Every GPU of an attention group holds its group's tokens. Under expert parallelism the
         # share 1 − 1/σ of a token's experts sits outside its group: dispatched there and
-        # combined back by all-to-alls. The group then all-reduces the expert outputs its GPUs
-        # computed, with the shared experts' partial sums, so that each holds the layer's
-        # output (σ = N_TP: all-to-alls alone; σ = 1: the all-reduce alone).
+        # combined back by all-to-alls (eq-coll-all-to-all moves only that share; at σ = 1 no
+        # all-to-all runs, nor pays its latency). The group then all-reduces the expert outputs
+        # its GPUs computed, with the shared experts' partial sums, so that each holds the
+        # layer's output (σ = N_TP: all-to-alls alone; σ = 1: the all-reduce alone).
         ranks = sp.Min(n_active, n_ep)
         nodes = fm.expert_nodes(ranks, spread=True)
-        sent = (1 - 1 / sigma_attn) * d_model * ranks * fm.tokens() / n_tp
+        held = d_model * ranks * fm.tokens() / n_tp  # a vector per (token, expert GPU) per GPU
         reduce = AR(layout.ranks(N_TP_ATTN), layout.nodes(N_TP_ATTN),
                     d_model * per_token / sigma_attn)
-        parts["attention"] += n_layers * sp.Piecewise(
-            (A2A(ranks, nodes, sent * p_disp) + A2A(ranks, nodes, sent * p_act) + reduce,
-             n_ep > 1), (0, True))
+        moved = sp.Piecewise((A2A(ranks, nodes, held * p_disp) + A2A(ranks, nodes, held * p_act),
+                              sigma_attn > 1), (0, True))
+        parts["attention"] += n_layers * sp.Piecewise((moved + reduce, n_ep > 1), (0, True))
     return parts
 
 

@@ -639,6 +639,26 @@ BINDING = ("kernel launches", "collective latency", "network bandwidth", "memory
            "drafter passes")
 
 
+def _mfu(setting: Setting, n, batch, pp, sigma, two_d, latency) -> np.ndarray:
+    """Model FLOPs utilization of points: the accepted tokens' FLOPs over what the peaks could
+    do in the time per token. The FLOPs are those the curve times: eq-full-flops at the weights'
+    peak under the paper's rules; under the physical rules and the limit eq-phys-flop-time's,
+    each at its peak rate, which is the limit's arithmetic time (no pass is faster, so MFU ≤ 1)."""
+    if setting.curve_name == "paper":
+        flops = fm.forward_flops_fn(setting.model)(batch, 1.0, setting.context)
+        return flops / (n * setting.gpu.flops(setting.flop_bits) * latency)
+    busy = np.zeros(n.size)
+    for layout in (False, True):
+        here = two_d == layout
+        if here.any():
+            arithmetic = fm.compile_branch(setting.model, setting.gpu, layout, 1.0,
+                                           setting.context, setting.w, curve="limit",
+                                           kv_scale=setting.kv_scale)["arithmetic"]
+            busy[here] = np.broadcast_to(arithmetic(n[here], batch[here], pp[here], sigma[here]),
+                                         (here.sum(),))
+    return busy / latency
+
+
 def describe_points(result: GridResult, flat_indices: np.ndarray) -> list[FrontierPoint]:
     """The configuration, term breakdown and binding term of grid points (vectorized)."""
     setting = result.setting
@@ -674,8 +694,7 @@ def describe_points(result: GridResult, flat_indices: np.ndarray) -> list[Fronti
     cost = usd_per_million_tokens(n * latency / batch, setting.usd_per_hour)
     draft = (result.drafter.latency[i, j] if result.drafter is not None else np.full(size, np.nan))
     draft = np.where(gamma > 1, draft, np.nan)
-    flops = fm.forward_flops_fn(setting.model)(batch, 1.0, setting.context)
-    mfu = flops / (n * setting.gpu.flops(setting.flop_bits) * latency)
+    mfu = _mfu(setting, n, batch, pp, sigma, two_d, latency)
     # A speculative step is γ drafter passes and one target pass (eq-spec-latency): the binding
     # term is the largest share of that step, the drafter's passes counted as one share.
     drafting = np.where(gamma > 1, gamma * np.nan_to_num(draft), 0.0)

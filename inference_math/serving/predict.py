@@ -313,7 +313,7 @@ class Prediction:
     prefill_gpus_per_decode_gpu: float | None  # eq-prefill-disagg-ratio at input_len:output_len
     prefill_pass_ms: float | None  # one prefill pass of prefill_batch prompts per micro-batch
     binding_prefill_pass: str | None  # its binding term
-    mfu: float | None  # FLOPs of the accepted tokens over the uncapped peak, as the search's MFU
+    mfu: float | None  # FLOPs of the accepted tokens over the peaks' (_mfu), as the search's MFU
     curve: str = DEFAULT_CURVE  # the rules the numbers follow (Deployment.curve)
     band_low: float | None = None  # the estimate's band of output tokens/s per GPU
     band_high: float | None = None
@@ -455,8 +455,7 @@ def predict(dep: Deployment) -> Prediction:
     out_cost, in_cost, ratio = _cost_fns()
     usd_out = float(out_cost(n, token, batch, dep.usd_per_hour))
     usd_in = float(in_cost(n, pre_pass, prompts, dep.input_len, dep.usd_per_hour))
-    flops = float(fm.forward_flops_fn(dep.model)(batch, 1.0, ctx_decode))
-    mfu = flops / (n * dep.gpu.flops(dep.flop_bits) * token)
+    mfu = _mfu(dep, args, ctx_decode, w, token)
     return Prediction(
         mfu=mfu, tpot_ms=token * 1e3, tokens_per_s_per_user=1.0 / token,
         output_tokens_per_s_per_gpu=batch / (n * token), ttft_ms=ttft * 1e3,
@@ -467,6 +466,19 @@ def predict(dep: Deployment) -> Prediction:
         decode_terms_ms={k: v * 1e3 for k, v in terms.items()},
         prefill_terms_ms={k: v * 1e3 for k, v in pre_terms.items()},
         **_band(dep, batch / (n * token)), **common)
+
+
+def _mfu(dep: Deployment, args: tuple, context: float, w: float, token: float) -> float:
+    """FLOPs of a decode pass's accepted tokens over what the GPUs' peaks could do in the time per
+    token, with the FLOPs the curve times: eq-full-flops at the weights' peak for the paper's
+    rules; for the others eq-phys-flop-time's, each at its peak rate (the limit's arithmetic
+    time, which no pass undercuts, so at most 1)."""
+    if dep.curve == "paper":
+        flops = float(fm.forward_flops_fn(dep.model)(dep.batch, 1.0, context))
+        return flops / (dep.gpus * dep.gpu.flops(dep.flop_bits) * token)
+    busy = fm.compile_branch(dep.model, dep.gpu, dep.two_d, 1.0, context, w, curve="limit",
+                             kv_scale=dep.kv_scale)["arithmetic"](*args)
+    return float(busy) / token
 
 
 def _band(dep: Deployment, rate: float) -> dict:

@@ -152,11 +152,16 @@ def raw_terms(model, gpu, n, sigma, batch, q, context: float, weight_bytes: floa
     the cache is the arithmetic at ``context`` less the arithmetic at an empty cache)."""
     batch = np.asarray(batch, dtype=float)
     q = np.broadcast_to(np.asarray(q, dtype=float), batch.shape) if np.ndim(q) else float(q)
-    br = _branches(model, gpu, q, context, weight_bytes, logits, kv_scale, ("limit", "physical"))
+    peak, weights_rate, attention_rate = compute_rates(model, gpu, weight_bytes)
+    # the limit's arithmetic with every FLOP at the peak, re-timed below at the engine's rates
+    limit = fm.compile_branch(model, gpu, False, q, context, weight_bytes, curve="limit",
+                              logits=logits, kv_scale=kv_scale, attention_flops=peak)
+    br = {"limit": limit, **_branches(model, gpu, q, context, weight_bytes, logits, kv_scale,
+                                      ("physical",))}
     args = (n, batch, pp, sigma)
     empty = fm.compile_branch(model, gpu, False, q, 0.0, weight_bytes, curve="limit",
-                              logits=logits, kv_scale=kv_scale)["arithmetic"](*args)
-    peak, weights_rate, attention_rate = compute_rates(model, gpu, weight_bytes)
+                              logits=logits, kv_scale=kv_scale,
+                              attention_flops=peak)["arithmetic"](*args)
     arithmetic = np.asarray(br["limit"]["arithmetic"](*args), dtype=float)
     arithmetic = (empty * peak / weights_rate + (arithmetic - empty) * peak / attention_rate)
     memory = np.asarray(br["limit"]["memory"](*args), dtype=float)
