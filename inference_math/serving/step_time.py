@@ -58,11 +58,9 @@ class Efficiency:
 
 
 PARAMETER_NAMES = tuple(f.name for f in fields(Efficiency))[:6]
-#: The share of HBM an engine gives its weights and cache under the estimate (the limit takes
-#: all of it): vLLM's default ``gpu_memory_utilization``, 0.9
-#: (github:vllm-project/vllm:vllm/config/cache.py@c1d86421174a87056edc90a41dc9942391509e84);
-#: the rest holds activations, CUDA graphs and the allocator's slack. Not fitted.
-ENGINE_MEMORY_FRACTION = 0.9
+#: The share of HBM an engine gives its weights and cache under the estimate and the physical
+#: curve (the limit takes all of it): :data:`~inference_math.fullmodel.branch.ENGINE_MEMORY_FRACTION`.
+ENGINE_MEMORY_FRACTION = fm.ENGINE_MEMORY_FRACTION
 #: Software stacks (the GPU's ``software_stack``) with efficiencies of their own; a GPU of any
 #: other stack (TPUs, Groq: no public measurement was gathered) takes the first's.
 FITTED_STACKS = ("cuda", "rocm")
