@@ -245,6 +245,14 @@ def decode_steps(work: Workload, grid: _Grid, eff) -> _Steps:
     return _Steps(latency, terms, decode, chunk)
 
 
+def step_grid(n, sigma, batch, chunk) -> _Grid:
+    """A decode grid of given rows (arrays or numbers): b sequences decoding on N GPUs at σ,
+    with a chunk of C prompt tokens (0: a plain step)."""
+    n, sigma, batch, chunk = (np.atleast_1d(np.asarray(x, dtype=float))
+                              for x in np.broadcast_arrays(n, sigma, batch, chunk))
+    return _Grid(n, sigma, batch, 1.0 + chunk / batch, chunk)
+
+
 def mixed_raw(work: Workload, grid: _Grid) -> st.RawTerms:
     """The estimate's raw terms of every step of a decode grid, the mixed steps' arithmetic
     summed from their sides as :func:`decode_steps` sums it (for a fit, which evaluates the
