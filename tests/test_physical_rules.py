@@ -93,18 +93,19 @@ def test_the_all_to_all_pushes_its_inter_node_share_through_its_own_nic():
 
 
 def test_deepseek_v3_on_eight_h200_by_hand():
-    """The issue's hand check: TTFT about 49 ms with memory binding, about 351 sequences fit under
-    TP attention (the 576-value latent on all 8 GPUs), thousands with data-parallel attention."""
+    """A hand check: TTFT about 49 ms with memory binding, about 264 sequences fit under TP
+    attention (the 576-value latent on all 8 GPUs) in an engine's 90% of the HBM (351 in all of
+    it), thousands with data-parallel attention."""
     model, gpu = get_model("deepseek-v3"), get_gpu("h200")
     dep = dict(tp=8, batch=64, input_len=2048, output_len=512, curve="physical")
     tp_attention = predict(Deployment(model, gpu, **dep))
     dp_attention = predict(Deployment(model, gpu, dp_attention=True, **dep))
     assert tp_attention.binding_prefill == "memory"
     assert tp_attention.ttft_ms == pytest.approx(49, rel=0.10)
-    free = 8 * 141e9 - model.weights_bytes  # HBM left beside the weights (141 GB an H200)
+    # HBM left beside the weights in an engine's 90% of 141 GB an H200
+    free = 0.9 * 8 * 141e9 - model.weights_bytes
     per_sequence = 61 * 576 * 2 * (2048 + 256)
     assert tp_attention.max_batch == pytest.approx(free / (8 * per_sequence), rel=0.02)
-    assert tp_attention.max_batch == pytest.approx(351, rel=0.05)
     # data-parallel attention: every GPU also holds attention's FP8 weights (61 layers of MLA
     # projections: q 7,168×1,536 and 1,536×128·192, kv 7,168×576 and 512×128·256, o 16,384×7,168),
     # the shared experts (58 layers × 3 × 7,168 × 2,048) and the 3 dense layers' feed-forward
@@ -126,7 +127,7 @@ def test_qwen3_235b_on_eight_h100_by_hand():
     assert result.ttft_ms == pytest.approx(52, rel=0.10)
     assert result.binding_prefill == "memory"
     per_sequence = 94 * 4 * 128 * 2 * 2 * (2048 + 256)  # layers, KV heads, width, K and V, bytes
-    free = 8 * 80e9 - model.weights_bytes
+    free = 0.9 * 8 * 80e9 - model.weights_bytes  # an engine's 90% of the HBM
     assert result.max_batch == pytest.approx(free / (2 * per_sequence), rel=0.01)
 
 

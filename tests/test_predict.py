@@ -87,7 +87,8 @@ def test_largest_batch_is_the_memory_left_over_the_kv_cache_of_a_sequence():
     result = predict(deployment(tp=4, batch=16, input_len=2035, output_len=300))
     context = 2035 + 150
     kv_per_sequence = 2 * 8 * 128 * 80 * 2 * context
-    by_hand = (4 * H100.hbm_bytes - LLAMA_70B.total_params * 2) / kv_per_sequence
+    # the physical rules let weights and cache fill an engine's 90% of the HBM
+    by_hand = (0.9 * 4 * H100.hbm_bytes - LLAMA_70B.total_params * 2) / kv_per_sequence
     assert result.max_batch == math.floor(by_hand)
     assert predict(deployment(tp=4, batch=result.max_batch, input_len=2035, output_len=300)).fits
     over = predict(deployment(tp=4, batch=result.max_batch + 1, input_len=2035, output_len=300))
@@ -328,10 +329,15 @@ def test_cli_predict_bad_input_is_one_line_naming_the_flag(option, value, flag, 
 
 
 def test_cli_predict_batch_that_does_not_fit_reports_its_memory(capsys):
+    # the physical rules and the estimate (the command line's default) let an engine fill 0.9
+    # of the HBM: (288.0 − 141.1) GB over 327,680 B/token × 2,185 tokens = 205.2 sequences
     assert main(_replace(GOOD, "--batch", "400") + ["--curve", "physical"]) == 2
     err = capsys.readouterr().err
-    assert "GB" in err and "largest batch that fits is 249" in err
-    # the estimate (the command line's default) lets an engine fill 0.9 of the HBM: fewer fit
+    assert "GB" in err and "largest batch that fits is 205" in err
+    # the limit, a bound, fills all of it: (320.0 − 141.1) GB / 716.0 MB = 249.8
+    assert main(_replace(GOOD, "--batch", "400") + ["--curve", "limit"]) == 2
+    err = capsys.readouterr().err
+    assert "largest batch that fits is 249" in err
     assert main(_replace(GOOD, "--batch", "400")) == 2
     err = capsys.readouterr().err
     assert "but an engine fills 90% of the 320.0 GB of 4 H100 SXM GPUs: 288.0 GB;" in err
@@ -443,7 +449,7 @@ def test_a_sliding_window_groups_cache_stops_growing_at_its_window():
     assert grown == pytest.approx(32 * 18 * OSS_LAYER_KV * 10_000)  # the 18 full layers only
     cache = (short.memory_need_gb - short.weights_gb) * 1e9 / 32
     assert cache == pytest.approx(18 * OSS_LAYER_KV * (1_000 + OSS_WINDOW), rel=0.01)
-    left = H100.hbm_bytes - short.weights_gb * 1e9
+    left = 0.9 * H100.hbm_bytes - short.weights_gb * 1e9  # an engine's 90% of the HBM
     assert short.max_batch == pytest.approx(left / (18 * OSS_LAYER_KV * 1_128), abs=1)
 
 
@@ -505,7 +511,7 @@ def test_pipeline_stages_hold_the_whole_batchs_cache():
     GPUs (the reference code's check would allow twice as many)."""
     piped = predict(deployment(tp=4, pp=2, batch=16, input_len=2035, output_len=300))
     kv_per_sequence = 2 * 8 * 128 * 80 * 2 * (2035 + 150)
-    by_hand = (8 * H100.hbm_bytes - LLAMA_70B.total_params * 2) / kv_per_sequence
+    by_hand = (0.9 * 8 * H100.hbm_bytes - LLAMA_70B.total_params * 2) / kv_per_sequence
     assert piped.max_batch == math.floor(by_hand)
 
 

@@ -3,7 +3,10 @@ a hand-checked step, and infeasible workloads reported."""
 
 import math
 
+import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as hst
 
 from inference_math import get_gpu, get_model
 from inference_math.serving import step_time as st
@@ -90,3 +93,96 @@ def test_compute_rates_follow_the_kernels_precision(gpu, bits, weights_rate_bits
     assert limit == chip.flops(bits)
     assert weights == chip.flops(weights_rate_bits)
     assert attention == chip.flops(16)
+
+
+NAMED = ("gpt-oss-120b", "llama-4-maverick", "kimi-k2", "qwen3-235b-a22b")
+
+
+def _prices_are_positive(model: str, gpu: str) -> None:
+    front = serving_frontier(Workload(get_model(model), get_gpu(gpu), 1024, 1024))
+    for p in front.points:
+        assert math.isfinite(p.usd_per_mtok_input) and p.usd_per_mtok_input > 0, (model, gpu, p)
+        assert math.isfinite(p.usd_per_mtok_output) and p.usd_per_mtok_output > 0, (model, gpu, p)
+
+
+@pytest.mark.parametrize("model", NAMED)
+@pytest.mark.parametrize("gpu", ("h200", "h100"))
+def test_input_and_output_prices_are_positive(model, gpu):
+    """A mixed step's time is divided between its chunk and its decode tokens
+    (eq-serve-mixed-split), never as the difference of two steps, which an engine's
+    efficiencies can make negative (gpt-oss-120b on H200 at 1,024/1,024 priced input at
+    −$0.42 per million tokens when it was)."""
+    _prices_are_positive(model, gpu)
+
+
+@settings(max_examples=4, deadline=None)
+@given(hst.sampled_from(("llama-3.3-70b", "deepseek-v3", "mixtral-8x7b", "llama-3.1-8b",
+                         "qwen3-235b-a22b", "gpt-oss-120b", "kimi-k2", "llama-3.1-405b")),
+       hst.sampled_from(("a100", "h100", "h200", "b200", "gb200-nvl72", "mi300x", "mi355x")))
+def test_prices_are_positive_on_a_sample_of_presets(model, gpu):
+    try:
+        _prices_are_positive(model, gpu)
+    except ServeError:  # the model does not fit the largest instance
+        pass
+
+
+def test_prefill_pass_holds_its_prompts_cache():
+    """DeepSeek-R1 (DeepSeek-V3's shapes) prefilling P prompts of 1,024 tokens on 4 B200s
+    with data-parallel attention, each prompt's latent cache held once: 718.96 GB of weights
+    (eq-phys-memory-need at an empty cache) plus P·1,024·70,272 bytes (576 16-bit elements in
+    61 layers: 2·576·61 = 70,272). P = 14: 718.96 + 1.007 = 719.96 GB ≤ 720 GB; P = 15:
+    718.96 + 1.079 = 720.04 GB > 720 GB; P = 64: 723.56 GB. The limit fills all of the HBM
+    and holds at most 14; the physical rules fill 90% of it, 648 GB, and hold none."""
+    model, gpu = get_model("deepseek-v3"), get_gpu("b200")
+    weights = 718.956e9
+    for prompts in (14.0, 15.0, 64.0):
+        need = weights + prompts * 1024 * 2 * 576 * 61
+        fits = st.fits("limit", model, gpu, 4.0, 4.0, prompts, 1024.0, 1024.0, logits=1.0)
+        assert bool(fits) == (need <= 4 * 180e9), prompts
+        assert not st.fits("physical", model, gpu, 4.0, 4.0, prompts, 1024.0, 1024.0,
+                           logits=1.0)
+
+
+def test_disaggregated_prefill_pool_fits_with_its_cache():
+    """The pool the physical frontier of R1 on B200s picks stores its prompts' cache within
+    90% of its HBM (hand bound: the 673 GB of weights alone exceed 0.9·4·180 = 648 GB, so no
+    4-GPU pool)."""
+    front = serving_frontier(Workload(get_model("deepseek-v3"), get_gpu("b200"), 1024, 1024,
+                                      curve="physical", disaggregated=True))
+    pool = front.points[0].prefill
+    assert pool["gpus"] >= 8
+    need = 673e9 * (pool["dp"] > 1) + pool["prompts"] * 1024 * 70272  # a lower bound
+    assert need <= 0.9 * pool["gpus"] * 180e9
+
+
+def test_physical_curve_fills_the_engine_share_of_hbm():
+    """DeepSeek-V3's 671.0e9 parameters at one byte at least exceed 0.9 × 4 × 180 GB = 648 GB
+    but not 720 GB: one sequence on 4 B200s is infeasible under the physical rules (an
+    engine's 90%) and feasible under the limit (all of the HBM, a bound)."""
+    model, gpu = get_model("deepseek-v3"), get_gpu("b200")
+    assert 671.0e9 > 0.9 * 4 * 180e9
+    physical, _ = st.step("physical", model, gpu, 4.0, 1.0, 1.0, 1.0, 1536.0, logits=1.0)
+    limit, _ = st.step("limit", model, gpu, 4.0, 1.0, 1.0, 1.0, 1536.0, logits=1.0)
+    assert not math.isfinite(float(physical)) and math.isfinite(float(limit))
+
+
+def test_chunk_attends_over_its_own_prompts_in_the_cheaper_mla_form():
+    """R1 on 8 B200s, b = 1,024 decoding at ℓ = 1,536 with a chunk of C = 4,096 prompt tokens
+    (4 prompts of 1,024). Timed as 4 extra queries on each decode sequence in MLA's absorbed
+    form, the chunk's attention was 4,096 · 128 heads · 2·(576 + 512) · 61 layers · 1,538
+    (ℓ + (5 − 1)/2) = 107.03 TFLOP; over its own prompts, causally (mean 511.5) in the MHA
+    form (2·(192 + 128) per head), 4,096 · 128 · 640 · 61 · 511.5 = 10.47 TFLOP. The limit's
+    arithmetic falls by the difference at 8 × 4.5 PFLOP/s (FP8) = 2.685 ms, less the chunk's
+    4 logits (4 · 2 · 7,168 · 129,280 = 7.4 GFLOP, 0.2 µs)."""
+    from inference_math.serving.serving_frontier import _Grid, decode_steps
+    work = Workload(get_model("deepseek-v3"), get_gpu("b200"), 1024, 1024, curve="limit")
+    one = np.ones(1)
+    grid = _Grid(8 * one, 8 * one, 1024 * one, (1 + 4096 / 1024) * one, 4096 * one)
+    _, uniform = st.step("limit", work.model, work.gpu, 8.0, 8.0, 1024.0, 5.0, 1536.0,
+                         logits=1.0)
+    steps = decode_steps(work, grid, None)
+    old = 4096 * 128 * 2 * (576 + 512) * 61 * 1538
+    new = 4096 * 128 * 640 * 61 * 511.5 + 4 * 2 * 7168 * 129280
+    expected = (old - new) / (8 * 4.5e15)
+    drop = float(uniform["arithmetic"]) - float(steps.terms["arithmetic"][0])
+    assert math.isclose(drop, expected, rel_tol=0.01)

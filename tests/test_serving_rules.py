@@ -60,8 +60,49 @@ def test_kv_transfer_hand_value():
 
 
 def test_aggregated_ttft_counts_the_wait_and_the_chunks():
-    fn = compile_fn(sr.aggregated_ttft(), (S.t_mix, S.n_chunks))
-    assert float(fn(0.05, 3)) == 0.2  # one step waited, three carrying the prompt
+    fn = compile_fn(sr.aggregated_ttft(), (S.t_mix, S.t_dec, S.f_mix, S.n_chunks))
+    # every step carries a chunk: one step waited, three carrying the prompt
+    assert math.isclose(float(fn(0.05, 0.03, 1.0, 3)), 0.2)
+
+
+def test_aggregated_ttft_waits_for_a_step_with_a_chunk_hand_value():
+    """DeepSeek-R1 on 8 B200s, b = 1,024, C = 4,096, 1,024/1,024 tokens: f_mix =
+    1,024·1,024/(1,024·4,096) = 0.25, one step in four carries a chunk. The physical curve's
+    steps: t_mix = 32.52 ms, t_dec = 24.23 ms. At worst a prompt waits for a chunked step
+    (32.52), then 1/0.25 − 1 = 3 plain steps (3 × 24.23 = 72.69), then rides its one chunked
+    step (32.52): 137.7 ms, where the step in progress and the prompt's own made 65 ms."""
+    share = compile_fn(sr.chunk_share(), (S.b, S.chunk, S.t_prompt, S.t_output))
+    f = float(share(1024, 4096, 1024, 1024))
+    assert f == 0.25
+    fn = compile_fn(sr.aggregated_ttft(), (S.t_mix, S.t_dec, S.f_mix, S.n_chunks))
+    assert math.isclose(float(fn(32.52e-3, 24.23e-3, f, 1)), 137.73e-3, rel_tol=1e-4)
+
+
+def test_mixed_split_when_memory_binds_hand_value():
+    """A step reading 100 GB of weights, the decode tokens' 40 GB of cache and the chunk's
+    5 GB of activations, at 8 TB/s: u_dec = 140/8 = 17.5 ms, u_chunk = 105/8 = 13.125 ms,
+    u_mix = 145/8 = 18.125 ms. The chunk's own bytes are 5 GB, the decode tokens' 40 GB, the
+    shared 100 GB; b = 64 decode tokens and C = 192 prompt tokens divide the shared read 1:3,
+    so the chunk pays (5 + 75)/145 = 0.5517 of the step."""
+    fn = compile_fn(sr.mixed_split(), (S.u_mix, S.u_dec, S.u_chunk, S.b, S.chunk))
+    assert math.isclose(float(fn(145 / 8, 140 / 8, 105 / 8, 64, 192)), 80 / 145, rel_tol=1e-12)
+
+
+def test_mixed_split_when_arithmetic_binds_is_the_share_of_flops():
+    """FLOPs add: u_mix = u_dec + u_chunk, nothing is shared, and the chunk pays its FLOPs'
+    share: 3 of 3 + 1."""
+    fn = compile_fn(sr.mixed_split(), (S.u_mix, S.u_dec, S.u_chunk, S.b, S.chunk))
+    assert math.isclose(float(fn(4.0, 1.0, 3.0, 64, 4096)), 0.75, rel_tol=1e-12)
+
+
+@given(positive, positive, positive, positive, positive)
+def test_mixed_split_is_a_share(u_mix, u_dec, u_chunk, batch, chunk):
+    """Whatever the three times (even a mixed step cheaper than one of its sides, which an
+    engine's efficiencies can make), φ_in lies in [0, 1]: both sides pay at least zero and
+    together the whole step."""
+    fn = compile_fn(sr.mixed_split(), (S.u_mix, S.u_dec, S.u_chunk, S.b, S.chunk))
+    share = float(fn(u_mix, u_dec, u_chunk, batch, chunk))
+    assert 0.0 <= share <= 1.0 and math.isfinite(share)
 
 
 def test_bandwidth_fraction_reaches_half_at_beta_half_and_the_ceiling_at_large_kernels():

@@ -52,7 +52,8 @@ def add_arguments(cmd, name: str) -> None:
     cmd.add_argument("--curve", choices=CURVES, default="estimate",
                      help="estimate (default): the physical rules at the efficiencies fitted on "
                           "public measurements, with a band; limit: a bound no deployment beats; "
-                          "physical: the physical rules at the presets' caps; paper: the "
+                          "physical: the physical rules at the presets' caps, weights and cache "
+                          "in 90%% of HBM; paper: the "
                           "reference code's rules")
     cmd.add_argument("--disaggregated", action="store_true",
                      help="separate prefill and decode pools (default: aggregated, chunked "

@@ -83,7 +83,12 @@ def _formulas() -> dict:
         "chunks_of_prompt": (sr.chunks_of_prompt(), (S.t_prompt, S.chunk)),
         "mean_step": (sr.mean_step().rhs, (S.b, S.chunk, S.t_prompt, S.t_output, S.t_dec,
                                            S.t_mix)),
-        "aggregated_ttft": (sr.aggregated_ttft().rhs, (S.t_mix, S.n_chunks)),
+        "aggregated_ttft": (sr.aggregated_ttft().rhs, (S.t_mix, S.t_dec, S.f_mix, S.n_chunks)),
+        "mixed_split": (sr.mixed_split().rhs, (S.u_mix, S.u_dec, S.u_chunk, S.b, S.chunk)),
+        "output_gpu_seconds": (sr.output_gpu_seconds(), (S.n_gpu, S.b, S.chunk, S.t_prompt,
+                                                         S.t_output, S.t_dec, S.t_mix,
+                                                         S.phi_in)),
+        "input_gpu_seconds": (sr.input_gpu_seconds(), (S.n_gpu, S.chunk, S.t_mix, S.phi_in)),
         "disaggregated_ttft": (sr.disaggregated_ttft().rhs, (S.t_pre, S.kv_prompt, S.n_send,
                                                              S.bw_nic)),
         "disaggregated_rate": (sr.disaggregated_rate().rhs, (S.rate_dec, S.rate_pre, S.rho_io)),
@@ -107,7 +112,8 @@ def _formulas() -> dict:
     }
 
 
-FORMULAS = ("chunk_share", "chunks_of_prompt", "mean_step", "aggregated_ttft",
+FORMULAS = ("chunk_share", "chunks_of_prompt", "mean_step", "aggregated_ttft", "mixed_split",
+            "output_gpu_seconds", "input_gpu_seconds",
             "disaggregated_ttft", "disaggregated_rate", "pool_ratio", "estimate_step", "cost",
             "sens_one_term", "sens_corner", "spec_latency", "preference",
             "forward_flops_gqa", "forward_flops_gqa_shared", "forward_flops_mla",

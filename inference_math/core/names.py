@@ -303,6 +303,10 @@ bw_nic = "bw_nic"
 n_send = "n_send"
 rate_pre = "rate_pre"
 rate_dec = "rate_dec"
+phi_in = "phi_in"
+u_mix = "u_mix"
+u_dec = "u_dec"
+u_chunk = "u_chunk"
 rate_serve = "rate_serve"
 t_fixed_step = "t_fixed_step"
 eta_mem = "eta_mem"
@@ -657,6 +661,10 @@ NAMES = (
     n_send,
     rate_pre,
     rate_dec,
+    phi_in,
+    u_mix,
+    u_dec,
+    u_chunk,
     rate_serve,
     t_fixed_step,
     eta_mem,

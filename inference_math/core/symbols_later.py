@@ -53,6 +53,18 @@ rate_pre = _define("rate_pre", r"R_{\mathrm{pre}}", "tokens/s",
                    "input tokens per second per GPU of the prefill pool", "serving", **_POS)
 rate_dec = _define("rate_dec", r"R_{\mathrm{dec}}", "tokens/s",
                    "output tokens per second per GPU of the decode pool", "serving", **_POS)
+phi_in = _define("phi_in", r"\phi_{\mathrm{in}}", "1",
+                 "share of a mixed step's time that its prompt (chunk) tokens pay", "serving",
+                 nonnegative=True, real=True)
+u_mix = _define("u_mix", r"u_{\mathrm{mix}}", "s",
+                "the binding resource's time at peak (memory or arithmetic) of a mixed step",
+                "serving", **_POS)
+u_dec = _define("u_dec", r"u_{\mathrm{dec}}", "s",
+                "the same resource's time of a pass of the mixed step's decode tokens alone",
+                "serving", **_POS)
+u_chunk = _define("u_chunk", r"u_{\mathrm{chunk}}", "s",
+                  "the same resource's time of a pass of the mixed step's chunk alone",
+                  "serving", **_POS)
 rate_serve = _define("rate_serve", r"R_{\mathrm{GPU}}", "tokens/s",
                      "output tokens per second per GPU of a deployment, prefill's GPU time counted",
                      "serving", **_POS)

@@ -49,6 +49,17 @@ CONSTANTS = (N.q_len, N.ctx, N.p, N.p_act, N.d_model, N.d_ff, N.n_layers, N.n_q,
 # programmatic dependent launch overlaps each kernel's start with the previous one's end; a
 # launch time is a measured property of a software stack, not a floor of the hardware.
 LIMIT_KERNEL_S = 0.0
+#: The share of HBM an engine gives its weights and cache under the curves 'physical' and
+#: 'estimate' (the limit, a bound, takes all of it): vLLM's default ``gpu_memory_utilization``,
+#: 0.9 (github:vllm-project/vllm:vllm/config/cache.py@c1d86421174a87056edc90a41dc9942391509e84);
+#: the rest holds activations, CUDA graphs and the allocator's slack. Not fitted.
+ENGINE_MEMORY_FRACTION = 0.9
+
+
+def hbm_capacity(gpu, curve: str) -> float:
+    """HBM per GPU that weights and cache may fill under ``curve``: all of it in the limit and
+    the paper's rules, :data:`ENGINE_MEMORY_FRACTION` of it under the physical rules."""
+    return gpu.hbm_bytes * (ENGINE_MEMORY_FRACTION if curve == "physical" else 1.0)
 
 
 def model_values(model, gpu, weight_bytes: float | None = None,
@@ -71,7 +82,7 @@ def model_values(model, gpu, weight_bytes: float | None = None,
         N.n_unembed: model.embedding_params, N.kv_bytes: model.kv_bytes_per_token,
         N.flops: gpu.flops(round(8 * w) if flop_bits is None else flop_bits, capped=not limit),
         N.hbm_bw: gpu.bandwidth(capped=not limit),
-        N.hbm_cap: gpu.hbm_bytes, N.t_kernel: LIMIT_KERNEL_S if limit else gpu.kernel_launch_s,
+        N.hbm_cap: hbm_capacity(gpu, curve), N.t_kernel: LIMIT_KERNEL_S if limit else gpu.kernel_launch_s,
         N.node_size: gpu.node_size,
         N.bw_ar_intra: math.inf if intra is None else intra,
         N.bw_ar_inter: gpu.internode_allreduce_bandwidth,
@@ -189,7 +200,7 @@ def compile_branch(model, gpu, two_d: bool, q: float = 1.0, context: float = 0.0
         layouts = {layout: [_piece_branch(piece, model, gpu, layout, *options)
                             for piece in model.pieces] for layout in (False, True)}
         return GroupedBranch(layouts[two_d], layouts[True] if not two_d else None,
-                             gpu.hbm_bytes, curve)
+                             hbm_capacity(gpu, curve), curve)
     values = model_values(model, gpu, weight_bytes, curve=curve)
     values.update({N.q_len: q, N.ctx: float(context), N.kv_bytes: values[N.kv_bytes] * kv_scale})
     _set_attention_rate(values, gpu, round(8 * values[N.p]), model.activation_bytes, kv_scale,

@@ -25,8 +25,20 @@ def mean_step(b, chunk, t_prompt, t_output, t_dec, t_mix):
     return t_dec - t_prompt*b*(t_dec - t_mix)/(chunk*t_output)
 
 
-def aggregated_ttft(t_mix, n_chunks):
-    return n_chunks*t_mix + t_mix
+def aggregated_ttft(t_mix, t_dec, f_mix, n_chunks):
+    return n_chunks*t_mix + t_dec*(-1 + f_mix**(-1.0)) + t_mix
+
+
+def mixed_split(u_mix, u_dec, u_chunk, b, chunk):
+    return (chunk*numpy.maximum(0, u_chunk + u_dec - u_mix)/(chunk + b) + numpy.maximum(0, -u_dec + u_mix))/(numpy.maximum(0, -u_chunk + u_mix) + numpy.maximum(0, -u_dec + u_mix) + numpy.maximum(0, u_chunk + u_dec - u_mix))
+
+
+def output_gpu_seconds(n_gpu, b, chunk, t_prompt, t_output, t_dec, t_mix, phi_in):
+    return n_gpu*(t_dec*(1 - t_prompt*b/(chunk*t_output)) + t_prompt*b*t_mix*(1 - phi_in)/(chunk*t_output))/b
+
+
+def input_gpu_seconds(n_gpu, chunk, t_mix, phi_in):
+    return n_gpu*phi_in*t_mix/chunk
 
 
 def disaggregated_ttft(t_pre, kv_prompt, n_send, bw_nic):
@@ -114,7 +126,10 @@ ARGUMENTS = {
     'chunk_share': ('b', 'chunk', 't_prompt', 't_output'),
     'chunks_of_prompt': ('t_prompt', 'chunk'),
     'mean_step': ('b', 'chunk', 't_prompt', 't_output', 't_dec', 't_mix'),
-    'aggregated_ttft': ('t_mix', 'n_chunks'),
+    'aggregated_ttft': ('t_mix', 't_dec', 'f_mix', 'n_chunks'),
+    'mixed_split': ('u_mix', 'u_dec', 'u_chunk', 'b', 'chunk'),
+    'output_gpu_seconds': ('n_gpu', 'b', 'chunk', 't_prompt', 't_output', 't_dec', 't_mix', 'phi_in'),
+    'input_gpu_seconds': ('n_gpu', 'chunk', 't_mix', 'phi_in'),
     'disaggregated_ttft': ('t_pre', 'kv_prompt', 'n_send', 'bw_nic'),
     'disaggregated_rate': ('rate_dec', 'rate_pre', 'rho_io'),
     'pool_ratio': ('rate_dec', 'rate_pre', 'rho_io'),

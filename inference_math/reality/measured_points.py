@@ -35,7 +35,7 @@ import csv
 import difflib
 import io
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache
 from importlib import resources
 from pathlib import Path
@@ -395,10 +395,13 @@ class Probe:
                 continue
             if curve == "estimate":
                 if name not in self._raw:
-                    self._raw[name] = st.raw_terms(
-                        self.work.model, self.work.gpu, grid.n, grid.sigma, grid.batch, grid.q,
-                        context, self.work.weight_bytes, 1.0, self.work.kv_scale)
+                    self._raw[name] = sf.mixed_raw(self.work, grid) if name == "steps" else \
+                        st.raw_terms(self.work.model, self.work.gpu, grid.n, grid.sigma,
+                                     grid.batch, grid.q, context, self.work.weight_bytes, 1.0,
+                                     self.work.kv_scale)
                 out.append(st.estimate_latency(self._raw[name], eff or st.fitted(self.work.gpu)))
+            elif name == "steps":
+                out.append(sf.decode_steps(replace(work, curve=curve), grid, eff).latency)
             else:
                 out.append(st.step(curve, work.model, work.gpu, grid.n, grid.sigma, grid.batch,
                                    grid.q, context, work.weight_bytes, 1.0, work.kv_scale)[0])
@@ -429,7 +432,10 @@ class Probe:
             fns = sf.serve_fns()
             tpot = fns["mean_step"](g.batch, g.extra, work.input_len, work.output_len, t_dec,
                                     steps)
-            ttft = fns["aggregated_ttft"](steps, fns["chunks_of_prompt"](work.input_len, g.extra))
+            share = fns["chunk_share"](g.batch, np.where(g.extra > 0, g.extra, 1.0),
+                                       work.input_len, work.output_len)
+            ttft = fns["aggregated_ttft"](steps, t_dec, share,
+                                          fns["chunks_of_prompt"](work.input_len, g.extra))
             mixed = ~plain
             return dict(batch=g.batch[mixed], output_tok_s_per_gpu=(g.batch / (g.n * tpot))
                         [mixed], tok_s_per_user=1.0 / tpot[mixed], ttft_ms=ttft[mixed] * 1e3,

@@ -387,12 +387,11 @@ def _memory(dep: Deployment, branch, context: float) -> tuple[float, float, int 
 
 
 def _usable(dep: Deployment) -> float:
-    """HBM per GPU the deployment's curve lets it fill: all of it, but for the estimate's
-    engine share (step_time.ENGINE_MEMORY_FRACTION)."""
-    if dep.curve == "estimate":
-        from . import step_time as st
-        return st.usable_bytes(dep.gpu)
-    return dep.gpu.hbm_bytes
+    """HBM per GPU the deployment's curve lets it fill: all of it under the limit and the
+    paper's rules, an engine's share (step_time.ENGINE_MEMORY_FRACTION) under the estimate
+    and the physical rules."""
+    from ..fullmodel.branch import hbm_capacity
+    return hbm_capacity(dep.gpu, "physical" if dep.curve == "estimate" else dep.curve)
 
 
 def binding_term(terms: dict[str, float], drafting: float = 0.0) -> str:

@@ -28,7 +28,7 @@ A layout that cannot hold a single sequence, or no layout meeting the limits, is
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 
 import numpy as np
 
@@ -200,9 +200,83 @@ def _prefill_grid(work: Workload) -> _Grid:
     return _Grid(n, s, prompts, np.full(n.shape, work.input_len), prompts)
 
 
-def _evaluate(work: Workload, grid: _Grid, context: float, eff) -> tuple[np.ndarray, dict]:
+def _evaluate(work: Workload, grid: _Grid, context: float, eff,
+              arithmetic=None) -> tuple[np.ndarray, dict]:
     return st.step(work.curve, work.model, work.gpu, grid.n, grid.sigma, grid.batch, grid.q,
-                   context, work.weight_bytes, logits=1.0, kv_scale=work.kv_scale, eff=eff)
+                   context, work.weight_bytes, logits=1.0, kv_scale=work.kv_scale, eff=eff,
+                   arithmetic=arithmetic)
+
+
+def _chunk_grid(work: Workload, grid: _Grid) -> _Grid:
+    """The chunk of each row of a decode grid as a pass of its own: its C tokens as C/T_in
+    prompts of T_in tokens after an empty cache (eq-prefill-ttft's point), so that each token
+    attends over its own prompt, at the mean causal context (T_in − 1)/2, in the cheaper MLA
+    form (a plain row's stand-in is one prompt, unused)."""
+    tokens = np.where(grid.extra > 0, grid.extra, work.input_len)
+    return _Grid(grid.n, grid.sigma, tokens / work.input_len,
+                 np.full(grid.n.shape, work.input_len), grid.extra)
+
+
+@dataclass(frozen=True)
+class _Steps:
+    """The steps of a decode grid: latency and terms of each row's step, of its decode tokens
+    alone and of its chunk alone."""
+
+    latency: np.ndarray
+    terms: dict
+    decode: dict
+    chunk: dict
+
+
+def decode_steps(work: Workload, grid: _Grid, eff) -> _Steps:
+    """Every step of a decode grid (:func:`_decode_grid`). A mixed step reads what a pass of
+    b sequences of 1 + C/b tokens at the decode context reads (the weights once, the decode
+    tokens' cache, every token's activations), and does the FLOPs of its decode tokens at
+    that context plus those of its chunk at its own prompts' (:func:`_chunk_grid`): the FLOPs
+    of a pass add, and a chunk's tokens attend over their prompts, not over a decode
+    sequence's cache."""
+    ones = np.ones(grid.n.shape)
+    plain = _Grid(grid.n, grid.sigma, grid.batch, ones, np.zeros(grid.n.shape))
+    _, decode = _evaluate(work, plain, work.context, eff)
+    _, chunk = _evaluate(work, _chunk_grid(work, grid), 0.0, eff)
+    arithmetic = decode["arithmetic_peak"] + np.where(grid.extra > 0,
+                                                      chunk["arithmetic_peak"], 0.0)
+    latency, terms = _evaluate(work, grid, work.context, eff, arithmetic=arithmetic)
+    return _Steps(latency, terms, decode, chunk)
+
+
+def step_grid(n, sigma, batch, chunk) -> _Grid:
+    """A decode grid of given rows (arrays or numbers): b sequences decoding on N GPUs at σ,
+    with a chunk of C prompt tokens (0: a plain step)."""
+    n, sigma, batch, chunk = (np.atleast_1d(np.asarray(x, dtype=float))
+                              for x in np.broadcast_arrays(n, sigma, batch, chunk))
+    return _Grid(n, sigma, batch, 1.0 + chunk / batch, chunk)
+
+
+def mixed_raw(work: Workload, grid: _Grid) -> st.RawTerms:
+    """The estimate's raw terms of every step of a decode grid, the mixed steps' arithmetic
+    summed from their sides as :func:`decode_steps` sums it (for a fit, which evaluates the
+    same steps at many efficiencies)."""
+    def raw(g: _Grid, context: float) -> st.RawTerms:
+        return st.raw_terms(work.model, work.gpu, g.n, g.sigma, g.batch, g.q, context,
+                            work.weight_bytes, 1.0, work.kv_scale)
+    plain = _Grid(grid.n, grid.sigma, grid.batch, np.ones(grid.n.shape), np.zeros(grid.n.shape))
+    arithmetic = raw(plain, work.context).arithmetic + np.where(
+        grid.extra > 0, raw(_chunk_grid(work, grid), 0.0).arithmetic, 0.0)
+    return replace(raw(grid, work.context), arithmetic=arithmetic)
+
+
+def mixed_share(steps: _Steps, grid: _Grid) -> np.ndarray:
+    """φ_in of eq-serve-mixed-split for every row: the share of its step the chunk pays, by
+    the resource that binds the step (memory or arithmetic after the curve's efficiencies),
+    from the three passes' times of that resource at peak."""
+    memory = steps.terms["memory"] >= steps.terms["arithmetic"]
+
+    def use(terms):
+        return np.where(memory, terms["memory_peak"], terms["arithmetic_peak"])
+    share = serve_fns()["mixed_split"](use(steps.terms), use(steps.decode), use(steps.chunk),
+                                       grid.batch, np.where(grid.extra > 0, grid.extra, 1.0))
+    return np.where(grid.extra > 0, share, 0.0)
 
 
 def _binding(terms: dict, index: int, estimate: bool) -> str:
@@ -233,26 +307,33 @@ def _layout(work: Workload, n, sigma, sequences, q, **extra) -> dict:
 def aggregated(work: Workload, eff=None) -> dict:
     """Every aggregated candidate as arrays: TPOT, rate per GPU, TTFT, costs, and what to read
     a point's layout and binding terms from (eq-serve-mean-step, eq-serve-aggregated-ttft,
-    eq-serve-aggregated-rate, eq-serve-gpu-seconds)."""
+    eq-serve-aggregated-rate, eq-serve-mixed-split, eq-serve-gpu-seconds)."""
     grid = _decode_grid(work)
-    latency, terms = _evaluate(work, grid, work.context, eff)
+    steps = decode_steps(work, grid, eff)
+    latency, terms = steps.latency, steps.terms
     key = {(n, s, bb): i for i, (n, s, bb, c) in
            enumerate(zip(grid.n, grid.sigma, grid.batch, grid.extra, strict=False)) if c == 0.0}
     dec_index = np.array([key[(n, s, bb)] for n, s, bb in zip(grid.n, grid.sigma, grid.batch, strict=False)])
     t_dec = latency[dec_index]
     mixed = grid.extra > 0
     t_mix = latency
+    chunk = np.where(mixed, grid.extra, 1.0)
     fns = serve_fns()
     tpot = fns["mean_step"](grid.batch, grid.extra, work.input_len, work.output_len, t_dec, t_mix)
-    ttft = fns["aggregated_ttft"](t_mix, fns["chunks_of_prompt"](work.input_len, grid.extra))
+    share = fns["chunk_share"](grid.batch, chunk, work.input_len, work.output_len)
+    ttft = fns["aggregated_ttft"](t_mix, t_dec, share,
+                                  fns["chunks_of_prompt"](work.input_len, grid.extra))
+    phi = mixed_share(steps, grid)
     with np.errstate(invalid="ignore"):
         rate = grid.batch / (grid.n * tpot)
-        extra = t_mix - t_dec
+        g_out = fns["output_gpu_seconds"](grid.n, grid.batch, chunk, work.input_len,
+                                          work.output_len, t_dec, t_mix, phi)
+        g_in = fns["input_gpu_seconds"](grid.n, chunk, t_mix, phi)
     ok = mixed & np.isfinite(tpot) & np.isfinite(t_dec)
+    one = np.ones(grid.n.shape)
     return dict(grid=grid, tpot=np.where(ok, tpot, np.inf), ttft=ttft, rate=rate,
-                usd_out=_cost(grid.n, t_dec, grid.batch, work.usd_per_hour),
-                usd_in=_cost(grid.n, extra, np.where(mixed, grid.extra, 1.0),
-                             work.usd_per_hour),
+                usd_out=_cost(one, g_out, one, work.usd_per_hour),
+                usd_in=_cost(one, g_in, one, work.usd_per_hour),
                 terms=terms, dec_index=dec_index, ok=ok)
 
 
@@ -270,6 +351,7 @@ def prefill_pool(work: Workload, eff=None):
     eq-serve-disaggregated-ttft) and the terms of each pass."""
     grid = _prefill_grid(work)
     t_pre, terms = _evaluate(work, grid, 0.0, eff)
+    t_pre = np.where(_prefill_fits(work, grid), t_pre, np.inf)
     fns = serve_fns()
     cache = float(work.cached_model.kv_bytes_at(work.input_len)) \
         if isinstance(work.model, LayeredModel) else work.model.kv_bytes_per_token * \
@@ -279,6 +361,13 @@ def prefill_pool(work: Workload, eff=None):
     rate = grid.batch * work.input_len / (grid.n * t_pre)
     usd_in = _cost(grid.n, t_pre, grid.batch * work.input_len, work.usd_per_hour)
     return grid, t_pre, ttft, rate, usd_in, terms
+
+
+def _prefill_fits(work: Workload, grid: _Grid) -> np.ndarray:
+    """Whether a prefill pass fits once it has stored its prompts' cache: eq-phys-memory-need
+    at the context T_in, the P prompts' cache held as the layout holds it (its copies)."""
+    return st.fits(work.curve, work.model, work.gpu, grid.n, grid.sigma, grid.batch, grid.q,
+                   work.input_len, work.weight_bytes, logits=1.0, kv_scale=work.kv_scale)
 
 
 def _best_prefill(work: Workload, eff=None):
@@ -293,8 +382,8 @@ def _best_prefill(work: Workload, eff=None):
 
 
 def serve_fns() -> dict:
-    """The serving rules (eq-serve-mean-step, eq-serve-aggregated-ttft,
-    eq-serve-disaggregated-ttft, eq-serve-disaggregated-rate, the pools' ratio of
+    """The serving rules (eq-serve-mean-step, eq-serve-aggregated-ttft, eq-serve-mixed-split,
+    eq-serve-gpu-seconds, eq-serve-disaggregated-ttft, eq-serve-disaggregated-rate, the pools' ratio of
     eq-prefill-disagg-ratio), generated from their derivations into :mod:`.formulas_numpy`."""
     from ..fullmodel import formulas_numpy as gen
 
@@ -304,8 +393,9 @@ def serve_fns() -> dict:
                 return fn(*args)
         return call
     return {name: quiet(getattr(gen, name)) for name in (
-        "chunk_share", "chunks_of_prompt", "mean_step", "aggregated_ttft", "disaggregated_ttft",
-        "disaggregated_rate", "pool_ratio")}
+        "chunk_share", "chunks_of_prompt", "mean_step", "aggregated_ttft", "mixed_split",
+        "output_gpu_seconds", "input_gpu_seconds", "disaggregated_ttft", "disaggregated_rate",
+        "pool_ratio")}
 
 
 def serving_frontier(work: Workload, eff=None) -> ServingFrontier:
@@ -422,7 +512,8 @@ def evaluate_points(work: Workload, points, eff=None) -> dict[str, np.ndarray]:
             prompts = float(pre["prompts"])
             pgrid = _Grid(np.array([pre["gpus"]]), np.array([pre["dp"]]), np.array([prompts]),
                           np.array([work.input_len]), np.array([prompts]))
-            t_pre = _evaluate(work, pgrid, 0.0, eff)[0]
+            t_pre = np.where(_prefill_fits(work, pgrid), _evaluate(work, pgrid, 0.0, eff)[0],
+                             np.inf)
             pre_rate = prompts * work.input_len / (pre["gpus"] * t_pre)
             rate = fns["disaggregated_rate"](batch / (n * t_dec), pre_rate,
                                              work.input_len / work.output_len)
@@ -433,14 +524,19 @@ def evaluate_points(work: Workload, points, eff=None) -> dict[str, np.ndarray]:
             grid = _Grid(np.tile(n, 2), np.tile(sigma, 2), np.tile(batch, 2),
                          np.concatenate([np.ones(size), 1.0 + chunk / batch]),
                          np.concatenate([np.zeros(size), chunk]))
-            latency = _evaluate(work, grid, work.context, eff)[0]
-            t_dec, t_mix = latency[:size], latency[size:]
+            steps = decode_steps(work, grid, eff)
+            t_dec, t_mix = steps.latency[:size], steps.latency[size:]
+            phi = mixed_share(steps, grid)[size:]
             tpot = fns["mean_step"](batch, chunk, work.input_len, work.output_len, t_dec, t_mix)
             rate = batch / (n * tpot)
+            g_out = fns["output_gpu_seconds"](n, batch, chunk, work.input_len, work.output_len,
+                                              t_dec, t_mix, phi)
         rate = np.where(np.isfinite(tpot), rate, 0.0)
+        usd_out = (_cost(n, t_dec, batch, work.usd_per_hour) if work.disaggregated else
+                   _cost(np.ones(n.size), g_out, np.ones(n.size), work.usd_per_hour))
         return {"tokens_per_s_per_user": np.where(np.isfinite(tpot), 1.0 / tpot, 0.0),
                 "output_tokens_per_s_per_gpu": rate,
-                "usd_per_mtok_output": _cost(n, t_dec, batch, work.usd_per_hour)}
+                "usd_per_mtok_output": usd_out}
 
 
 def _why_infeasible(work: Workload) -> str:

@@ -10,7 +10,8 @@ must be prefilled at the rate tokens leave: b/T_out requests per step, b·T_in/T
 per step. They travel in chunks of C tokens inside decode steps (a step of b decode tokens and C
 prompt tokens takes t_mix, a step without a chunk t_dec), so a share f_mix of the steps carries a
 chunk (eq-serve-chunk-share) and a step takes t̄ on average (eq-serve-mean-step): the time per
-output token. A prompt waits for the step in progress and then rides ⌈T_in/C⌉ chunked steps
+output token. A prompt waits for the step in progress, then at worst for the 1/f_mix − 1 plain
+steps before the next step with room for a chunk, and rides ⌈T_in/C⌉ chunked steps
 (eq-serve-aggregated-ttft).
 
 *Disaggregated serving.* A prefill pool prefills P prompts per pass in t_pre on instances of
@@ -19,9 +20,10 @@ N_pre GPUs, sends each prompt's cache to the decode pool over the scale-out netw
 sized in the ratio of eq-prefill-disagg-ratio, which sets the output tokens per second per GPU of
 the two pools together (eq-serve-disaggregated-rate).
 
-The cost of a token at P $/GPU-hour is eq-search-cost at the GPU-seconds it takes: an output
-token N·t_dec/b, an input token the extra time a chunk adds to its step, N·(t_mix − t_dec)/C,
-aggregated (eq-serve-gpu-seconds), or its pool's time, disaggregated.
+The cost of a token at P $/GPU-hour is eq-search-cost at the GPU-seconds it takes: aggregated, a
+mixed step's time divided between its chunk and its decode tokens by the resource that binds it
+(eq-serve-mixed-split), an output token paying the plain steps and its side of the mixed ones
+(eq-serve-gpu-seconds); disaggregated, its pool's time.
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ from ..core.symbols import (
     n_chunks,
     n_gpu,
     n_send,
+    phi_in,
     price,
     rate_dec,
     rate_pre,
@@ -50,6 +53,9 @@ from ..core.symbols import (
     t_step_mean,
     t_ttft,
     t_xfer,
+    u_chunk,
+    u_dec,
+    u_mix,
     usd_mtok_full,
     usd_mtok_in,
 )
@@ -78,13 +84,17 @@ def mean_step() -> sp.Eq:
 
 @derivation("eq-serve-aggregated-ttft", "this book, from Erdil (2025) sec. 3")
 def aggregated_ttft() -> sp.Eq:
-    """Time to first token of aggregated serving (eq-serve-aggregated-ttft).
+    """Time to first token of aggregated serving, at worst (eq-serve-aggregated-ttft).
 
-    The prompt waits for the step in progress to end, counted as a whole step carrying a chunk
-    (the longest step), then rides n_chunks = ⌈T_in/C⌉ steps that each carry one of its chunks;
-    its first token comes out of the last of them.
+    Only a share f_mix of the steps carries a chunk (eq-serve-chunk-share): one in 1/f_mix. A
+    prompt that arrives just as a chunked step starts waits for it (t_mix, the longest step),
+    then for the 1/f_mix − 1 plain steps (t_dec each) before the next step with room for a
+    chunk, then rides n_chunks = ⌈T_in/C⌉ steps that each carry one of its chunks; its first
+    token comes out of the last of them. The worst case, not the mean (half the plain steps),
+    since a TTFT limit bounds every request's wait; at f_mix = 1 (every step carries a chunk)
+    there is no plain step to wait for.
     """
-    return sp.Eq(t_ttft, t_mix + n_chunks * t_mix)
+    return sp.Eq(t_ttft, t_mix + (1 / f_mix - 1) * t_dec + n_chunks * t_mix)
 
 
 def chunks_of_prompt() -> sp.Expr:
@@ -99,29 +109,54 @@ def aggregated_rate() -> sp.Eq:
     return sp.Eq(rate_serve, b / (n_gpu * mean_step().rhs))
 
 
-@derivation("eq-serve-gpu-seconds", "this book, from Erdil (2025) sec. 3")
+@derivation("eq-serve-mixed-split", "this book")
+def mixed_split() -> sp.Eq:
+    """The share of a mixed step's time its chunk pays (eq-serve-mixed-split).
+
+    The step is split by the resource that binds it (memory or arithmetic), from three times of
+    that resource at peak: u_mix of the mixed step, u_dec of a pass of its b decode tokens alone
+    and u_chunk of a pass of its C prompt tokens alone. What the mixed step costs beyond one side
+    alone is the other side's own use: u_mix − u_dec the chunk's (its activations, the experts
+    only its tokens wake), u_mix − u_chunk the decode tokens' (their cache, their attention);
+    what each side would use alone but the step uses once, u_dec + u_chunk − u_mix, is shared
+    (the weights' read, when memory binds). Each token uses the shared read alike, so the
+    tokens divide it: C/(b + C) to the chunk. Each of the three parts is held at zero or more,
+    so φ_in lies in [0, 1] by construction, and φ_in·t_mix and (1 − φ_in)·t_mix sum to t_mix.
+    When arithmetic binds, FLOPs add (u_mix = u_dec + u_chunk): nothing is shared and φ_in is
+    the chunk's share of the FLOPs.
+    """
+    own_chunk = sp.Max(u_mix - u_dec, 0)
+    own_dec = sp.Max(u_mix - u_chunk, 0)
+    shared = sp.Max(u_dec + u_chunk - u_mix, 0)
+    return sp.Eq(phi_in, (own_chunk + shared * chunk / (b + chunk))
+                 / (own_chunk + own_dec + shared))
+
+
+@derivation("eq-serve-gpu-seconds", "this book, from Erdil (2025) sec. 3 (eq-serve-mixed-split)")
 def gpu_seconds() -> sp.Eq:
     """GPU-seconds of a token of aggregated serving (eq-serve-gpu-seconds).
 
-    A step without a chunk, N·t_dec GPU-seconds, makes b output tokens: g_out = N·t_dec/b. A
-    chunk adds N·(t_mix − t_dec) for its C prompt tokens: g_in = N·(t_mix − t_dec)/C. The Eq
-    is the mean step rebuilt from them: the GPU-seconds of a step's b output tokens and of the
-    b·T_in/T_out prompt tokens of eq-serve-chunk-share, over N (the split is whole when it
-    equals eq-serve-mean-step, which a test checks).
+    A chunk's C prompt tokens pay the share φ_in of their mixed step (eq-serve-mixed-split):
+    g_in = N·φ_in·t_mix/C. The b output tokens of a mean step pay the rest: the plain steps,
+    (1 − f_mix)·N·t_dec, and the decode side of the mixed ones, f_mix·(1 − φ_in)·N·t_mix, so
+    g_out = N·((1 − f_mix)·t_dec + f_mix·(1 − φ_in)·t_mix)/b. The Eq is the mean step rebuilt
+    from them: the GPU-seconds of a step's b output tokens and of the b·T_in/T_out prompt tokens
+    of eq-serve-chunk-share, over N (the split is whole when it equals eq-serve-mean-step, which
+    a test checks). Both are at least zero, for φ_in lies in [0, 1].
     """
-    out = n_gpu * t_dec / b
-    inp = n_gpu * (t_mix - t_dec) / chunk
-    return sp.Eq(t_step_mean, (b * out + b * t_prompt / t_output * inp) / n_gpu)
+    return sp.Eq(t_step_mean, (b * output_gpu_seconds() + b * t_prompt / t_output
+                               * input_gpu_seconds()) / n_gpu)
 
 
 def output_gpu_seconds() -> sp.Expr:
-    """g_out of eq-serve-gpu-seconds."""
-    return n_gpu * t_dec / b
+    """g_out of eq-serve-gpu-seconds, at f_mix of eq-serve-chunk-share."""
+    share = chunk_share().rhs
+    return n_gpu * ((1 - share) * t_dec + share * (1 - phi_in) * t_mix) / b
 
 
 def input_gpu_seconds() -> sp.Expr:
     """g_in of eq-serve-gpu-seconds."""
-    return n_gpu * (t_mix - t_dec) / chunk
+    return n_gpu * phi_in * t_mix / chunk
 
 
 @derivation("eq-serve-kv-transfer", "this book, from Erdil (2025) sec. 3")

@@ -16,12 +16,13 @@ instance of N GPUs in one pipeline stage with attention data-parallel degree σ.
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass, fields, replace
 from functools import cache
 from importlib import resources
 
 import numpy as np
 
+from ..core import names as N
 from ..fullmodel import branch as fm
 
 CURVES = ("estimate", "limit", "physical", "paper")
@@ -58,11 +59,9 @@ class Efficiency:
 
 
 PARAMETER_NAMES = tuple(f.name for f in fields(Efficiency))[:6]
-#: The share of HBM an engine gives its weights and cache under the estimate (the limit takes
-#: all of it): vLLM's default ``gpu_memory_utilization``, 0.9
-#: (github:vllm-project/vllm:vllm/config/cache.py@c1d86421174a87056edc90a41dc9942391509e84);
-#: the rest holds activations, CUDA graphs and the allocator's slack. Not fitted.
-ENGINE_MEMORY_FRACTION = 0.9
+#: The share of HBM an engine gives its weights and cache under the estimate and the physical
+#: curve (the limit takes all of it): :data:`~inference_math.fullmodel.branch.ENGINE_MEMORY_FRACTION`.
+ENGINE_MEMORY_FRACTION = fm.ENGINE_MEMORY_FRACTION
 #: Software stacks (the GPU's ``software_stack``) with efficiencies of their own; a GPU of any
 #: other stack (TPUs, Groq: no public measurement was gathered) takes the first's.
 FITTED_STACKS = ("cuda", "rocm")
@@ -178,6 +177,19 @@ def raw_terms(model, gpu, n, sigma, batch, q, context: float, weight_bytes: floa
         fits=np.broadcast_to(need <= n * usable_bytes(gpu), shape))
 
 
+def fits(curve: str, model, gpu, n, sigma, batch, q, context: float,
+         weight_bytes: float | None = None, logits=None, kv_scale: float = 1.0) -> np.ndarray:
+    """Whether a pass's weights and cache at ``context`` fit the HBM ``curve`` lets them fill
+    (eq-phys-memory-need; the estimate holds what the physical rules hold)."""
+    batch = np.asarray(batch, dtype=float)
+    q = np.broadcast_to(np.asarray(q, dtype=float), batch.shape) if np.ndim(q) else float(q)
+    rules = "physical" if curve == "estimate" else curve
+    branch = fm.compile_branch(model, gpu, False, q, context, weight_bytes, curve=rules,
+                               logits=logits, kv_scale=kv_scale)
+    ok = np.asarray(branch["feasible"](n, batch, 1.0, sigma), dtype=float) > 0
+    return np.broadcast_to(ok, batch.shape)
+
+
 def usable_bytes(gpu) -> float:
     """HBM per GPU the estimate lets an engine fill (:data:`ENGINE_MEMORY_FRACTION`)."""
     return ENGINE_MEMORY_FRACTION * gpu.hbm_bytes
@@ -203,15 +215,25 @@ def estimate_parts(raw: RawTerms, eff: Efficiency) -> dict[str, np.ndarray]:
 
 def step(curve: str, model, gpu, n, sigma, batch, q, context: float,
          weight_bytes: float | None = None, logits=None, kv_scale: float = 1.0,
-         eff: Efficiency | None = None) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+         eff: Efficiency | None = None,
+         arithmetic=None) -> tuple[np.ndarray, dict[str, np.ndarray]]:
     """Latency of a pass under ``curve`` and its terms (kernel, network_latency,
-    network_bandwidth, memory, arithmetic), as arrays over batch and q; infinite where the
-    deployment does not fit."""
+    network_bandwidth, memory, arithmetic, and memory_peak and arithmetic_peak: the memory and
+    arithmetic times at the peaks, before the estimate's efficiencies), as arrays over batch and
+    q; infinite where the deployment does not fit.
+
+    ``arithmetic``, if given, is the pass's arithmetic time at peak to use instead of its own
+    (a mixed step's, summed from its decode tokens and its chunk: the FLOPs of a pass add);
+    the curve 'paper' keeps its own, as the reference code times a mixed step."""
     batch = np.asarray(batch, dtype=float)
     if curve == "estimate":
         eff = fitted(gpu) if eff is None else eff
         raw = raw_terms(model, gpu, n, sigma, batch, q, context, weight_bytes, logits, kv_scale)
-        return estimate_latency(raw, eff), estimate_parts(raw, eff)
+        if arithmetic is not None:
+            raw = replace(raw, arithmetic=np.broadcast_to(arithmetic, np.shape(raw.memory)))
+        parts = estimate_parts(raw, eff)
+        parts.update(memory_peak=raw.memory, arithmetic_peak=raw.arithmetic)
+        return estimate_latency(raw, eff), parts
     if curve not in fm.RULES:
         raise ValueError(f"unknown curve {curve!r} (known: {', '.join(CURVES)})")
     q = np.broadcast_to(np.asarray(q, dtype=float), batch.shape) if np.ndim(q) else float(q)
@@ -223,7 +245,22 @@ def step(curve: str, model, gpu, n, sigma, batch, q, context: float,
              for name in ("kernel", "network_latency", "network_bandwidth", "memory",
                           "arithmetic")}
     latency = np.broadcast_to(np.asarray(branch["latency"](*args), dtype=float), shape)
+    if arithmetic is not None and curve != "paper":
+        terms["arithmetic"] = np.broadcast_to(np.asarray(arithmetic, dtype=float), shape)
+        fits = np.asarray(branch["feasible"](*args), dtype=float) > 0
+        with np.errstate(invalid="ignore", over="ignore"):
+            value = fm._overlapped(branch["kernel"](*args), branch["network"](*args),
+                                   terms["memory"], terms["arithmetic"], _omega(branch))
+        latency = np.broadcast_to(np.where(fits, value, np.inf), shape)
+    terms.update(memory_peak=terms["memory"], arithmetic_peak=terms["arithmetic"])
     return latency, terms
+
+
+def _omega(branch) -> float:
+    """The share ω of the network time a branch hides (eq-phys-forward-latency)."""
+    if isinstance(branch, fm.GroupedBranch):
+        return branch.omega
+    return float(branch.constants[fm.CONSTANTS.index(N.omega_net)])
 
 
 @dataclass(frozen=True)
