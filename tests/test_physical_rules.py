@@ -309,7 +309,8 @@ def test_no_all_to_all_with_tensor_parallel_attention_deepseek_v3():
     (σ = 1): every GPU holds every token, so no all-to-all runs and none pays a latency.
     By hand: 122 all-reduces of one 7,168-wide BF16 vector per token, 26.9 ms per token."""
     model, gpu = get_model("deepseek-v3"), get_gpu("h200")
-    got = predict(Deployment(model, gpu, tp=8, batch=64, input_len=2048, output_len=512))
+    got = predict(Deployment(model, gpu, tp=8, batch=64, input_len=2048, output_len=512,
+                             curve="physical"))
     assert got.n_ep == 8
     # network: 61 attention all-reduces, 58 MoE layers' group all-reduce, 3 dense layers'
     # feed-forward all-reduce, each of 64 × 7,168 × 2 = 917,504 B inside one node (NCCL LL:
@@ -344,7 +345,8 @@ def test_no_all_to_all_with_tensor_parallel_attention_qwen3_235b():
     8): 32 ≥ 2·16 sequences, so expert-parallel, but with σ = 1 no all-to-all. By hand: 188
     all-reduces of 32 × 4,096 × 2 B, 27.0 ms per token."""
     model, gpu = get_model("qwen3-235b-a22b"), get_gpu("h100")
-    got = predict(Deployment(model, gpu, tp=8, batch=32, input_len=2048, output_len=512))
+    got = predict(Deployment(model, gpu, tp=8, batch=32, input_len=2048, output_len=512,
+                             curve="physical"))
     assert got.n_ep == 8
     network = 188 * nccl_all_reduce_one_node(8, 32 * 4096 * 2, 225e9)
     decode = got.decode_terms_ms

@@ -89,11 +89,13 @@ def test_search_on_a_fine_grid_agrees(monkeypatch, reports, key):
 
 def test_the_two_points(reports):
     """DeepSeek-V3: one binding piece (memory) at 8 GPUs, where the node's scale-up domain ends;
-    its elasticity in bandwidth is −g_x/g_b ≈ −1.70. gpt-oss-120b: a corner of memory and
+    its elasticity in bandwidth is −g_x/g_b, below −1 (the instance cannot shrink past the node's
+    edge, so a faster HBM lowers the step time and the cost together; the value is held to the
+    re-optimized search above). gpt-oss-120b: a corner of memory and
     arithmetic whose two weights are positive, so both one-sided values are the corner's."""
     ds, oss = reports["deepseek"][1], reports["gpt-oss"][1]
     assert ds["binds"] == ["memory"] and ds["gpus"] == pytest.approx(8.0, rel=1e-6)
-    assert ds["elasticities"]["hbm_bandwidth"] == pytest.approx(-1.70, abs=0.01)
+    assert -2.0 < ds["elasticities"]["hbm_bandwidth"] < -1.0
     assert sorted(oss["binds"]) == ["arithmetic", "memory"]
     sided = oss["one_sided"]["hbm_bandwidth"]
     assert sided["up"] == sided["down"] == oss["elasticities"]["hbm_bandwidth"]

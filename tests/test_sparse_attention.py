@@ -98,7 +98,10 @@ def test_decode_memory_by_hand_against_dense_mla():
         # 1e-4: the indexers move their groups' mean bytes per weight (the p of every other
         # weight of the group) by under 2e-4 of a byte, a few hundred bytes a step
         assert math.isclose(got, by_hand, rel_tol=1e-4), (context, got, by_hand)
-        assert _decode(V32, context).tpot_ms < _decode(R1, context).tpot_ms
+        assert sparse.tpot_ms < dense.tpot_ms
+    # under the physical curve (an engine's 90% of HBM) 32 sequences of 100,000 tokens do not fit
+    # both models; at 16,000 they do, and V3.2 is the faster there too
+    assert _decode(V32, 16_000).tpot_ms < _decode(R1, 16_000).tpot_ms
 
 
 def test_under_tensor_parallelism_every_gpu_runs_the_whole_indexer():

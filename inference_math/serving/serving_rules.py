@@ -109,7 +109,8 @@ def aggregated_rate() -> sp.Eq:
     return sp.Eq(rate_serve, b / (n_gpu * mean_step().rhs))
 
 
-@derivation("eq-serve-mixed-split", "this book")
+@derivation("eq-serve-mixed-split", "this book, splitting a step's cost between input and output "
+            "tokens as Mazurek and Gabriel (2025) split a request's")
 def mixed_split() -> sp.Eq:
     """The share of a mixed step's time its chunk pays (eq-serve-mixed-split).
 
