@@ -618,3 +618,34 @@ def _mla_attention_flops():
     eq = DERIVATIONS["eq-phys-mla-attention-flops"].function()
     return sp.Eq(eq.lhs, sp.Piecewise((sp.Min(_F_ABSORBED, _F_MULTI_HEAD, evaluate=False),
                                        S.xi_mha > 0), (_F_ABSORBED, True)), evaluate=False)
+
+
+# eq-serve-mixed-split's three parts of the binding resource's time: the chunk's own, the decode
+# tokens' own and the part both would use alone (the weights' read when memory binds)
+_SPLIT_IN, _SPLIT_OUT, _SPLIT_SHARED = sp.symbols(
+    r"v_{\mathrm{in}} v_{\mathrm{out}} v_{\mathrm{sh}}", nonnegative=True, real=True)
+
+
+@form("eq-serve-mixed-split", "the chunk's own part and its token share of the shared part, over "
+      "the three parts (each named under the equation)",
+      constants=lambda: {_SPLIT_IN: sp.Max(0, S.u_mix - S.u_dec),
+                         _SPLIT_OUT: sp.Max(0, S.u_mix - S.u_chunk),
+                         _SPLIT_SHARED: sp.Max(0, S.u_dec + S.u_chunk - S.u_mix)},
+      where=True)
+def _serve_mixed_split():
+    eq = DERIVATIONS["eq-serve-mixed-split"].function()
+    share = _mul(S.chunk, _pow(sp.Add(S.chunk, S.b, evaluate=False), -1))
+    top = sp.Add(_SPLIT_IN, _mul(share, _SPLIT_SHARED), evaluate=False)
+    bottom = sp.Add(_SPLIT_IN, _SPLIT_OUT, _SPLIT_SHARED, evaluate=False)
+    return sp.Eq(eq.lhs, _mul(top, _pow(bottom, -1)), evaluate=False)
+
+
+@form("eq-serve-gpu-seconds", "the plain steps, then the mixed steps' output and input sides, each "
+      "weighted by the share of steps that carry a chunk (f_mix, named under the equation)",
+      constants=lambda: {S.f_mix: S.t_prompt * S.b / (S.chunk * S.t_output)}, where=True)
+def _serve_gpu_seconds():
+    eq = DERIVATIONS["eq-serve-gpu-seconds"].function()
+    plain = _mul(sp.Add(1, -S.f_mix, evaluate=False), S.t_dec)
+    out = _mul(S.f_mix, sp.Add(1, -S.phi_in, evaluate=False), S.t_mix)
+    inp = _mul(S.f_mix, S.phi_in, S.t_mix)
+    return sp.Eq(eq.lhs, sp.Add(plain, out, inp, evaluate=False), evaluate=False)

@@ -14,6 +14,7 @@ import pytest
 
 # query -> the page that is about it
 DEDICATED = {"critical batch": "book/decode_roofline.html"}
+GLOSSARY = "book/glossary.html"
 RESULTS = """() => [...document.querySelectorAll("#search-results ul.search li a")]
   .map(a => a.getAttribute("href"))"""
 
@@ -28,7 +29,10 @@ def test_the_dedicated_page_is_the_main_index_entry(site, query, page):
     index = _search_index(site)
     entries = index["indexentries"].get(query, [])
     main = [index["docnames"][file] + ".html" for file, _, is_main in entries if is_main]
-    assert main == [page], f"searchindex.js: main entries for {query!r}: {main}"
+    # the glossary's definition of the term is a main entry too, by Sphinx's design; the search
+    # still ranks the chapter first (the next test)
+    assert [m for m in main if m != GLOSSARY] == [page], \
+        f"searchindex.js: main entries for {query!r}: {main}"
 
 
 @pytest.mark.parametrize("query, page", DEDICATED.items())
