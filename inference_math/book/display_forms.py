@@ -265,6 +265,17 @@ def display_symbols() -> tuple[DisplaySymbol, ...]:
         DisplaySymbol(r"F_{\mathrm{MHA}}", "FLOP",
                       "the same in the multi-head form, the cached latents' up-projection "
                       "included, in {eq}`eq-phys-mla-attention-flops`", (_F_MULTI_HEAD,)),
+        DisplaySymbol(r"v_{\mathrm{in}}", "s",
+                      "the binding resource's time a mixed step spends on its prompt chunk beyond "
+                      "what the decode tokens alone take, in {eq}`eq-serve-mixed-split`",
+                      (_SPLIT_IN,)),
+        DisplaySymbol(r"v_{\mathrm{out}}", "s",
+                      "the same for the decode tokens beyond what the chunk alone takes, in "
+                      "{eq}`eq-serve-mixed-split`", (_SPLIT_OUT,)),
+        DisplaySymbol(r"v_{\mathrm{sh}}", "s",
+                      "the part both sides would take alone (the weights' read when memory "
+                      "binds), shared by token count, in {eq}`eq-serve-mixed-split`",
+                      (_SPLIT_SHARED,)),
     )
 
 
