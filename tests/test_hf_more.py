@@ -165,6 +165,12 @@ FIGURES = {
         "encoder about 0.4B; docs.nvidia.com/nemo/megatron-bridge/nightly/models/vlm/"
         "ministral3.html)", why="the vision encoder (vision_config) is not counted")
        for v in ("Instruct", "Reasoning")},
+    "XiaomiMiMo--MiMo-V2-Flash": _fig(
+        309e9, 15e9, "no input embedding", "MiMo-V2-Flash technical report, arXiv 2601.02780 "
+        "('309B total parameters and 15B active parameters'); vLLM's recipe, docs.vllm.ai/"
+        "projects/recipes/en/latest/MiMo/MiMo-V2-Flash.html", why="15B is given to two figures: "
+        "14.8B without the input table (-1.2%), 15.4B with it (+3.0%); the 309B leaves the MTP "
+        "layers out, which this config does not describe"),
 }
 #: Read, but no published figure precise to 2% (names that round: 7B for 6.74B, ...).
 READ_WITHOUT_FIGURE = {
@@ -186,9 +192,6 @@ REFUSED = {
                               "projections are not in the config (its dense_intermediate_size, "
                               "the dense layers' width, is read)"),
     "nvidia--MiniMax-M3-NVFP4": ("sparse_attention_config", "as MiniMax-M3"),
-    "XiaomiMiMo--MiMo-V2-Flash": ("swa_num_attention_heads", "sliding-window layers with heads "
-                                  "of their own and values narrower than keys (v_head_dim 128, "
-                                  "head_dim 192): the GQA count has one head width"),
     "moonshotai--Kimi-K3": ("attn_res_block_size", "Kimi K3's attention residuals over blocks "
                             "of layers: their weights are not described by the config"),
 }
@@ -250,10 +253,11 @@ def test_refused_in_one_line_naming_the_field(stem):
 
 def test_shares():
     """How many are read (71 of 107 before the other families' names, IndexShare, MiniMax's MTP
-    modules, Laguna's per-layer heads and gates and the vision wrappers were read; 103 now) and
-    compared with a stated figure (50 then, 78 now, each within 2% or its stated tolerance)."""
+    modules, Laguna's per-layer heads and gates, the vision wrappers and MiMo-V2-Flash's sliding
+    layers of their own heads were read; 103 before MiMo-V2-Flash, 104 now) and compared with a
+    stated figure (50 then, 79 now, each within 2% or its stated tolerance)."""
     read = len(FIGURES) + len(READ_WITHOUT_FIGURE)
-    assert (read, len(STEMS), len(FIGURES)) == (103, 107, 78)
+    assert (read, len(STEMS), len(FIGURES)) == (104, 107, 79)
 
 
 @pytest.mark.parametrize("stem", sorted(set(FIGURES) | READ_WITHOUT_FIGURE))
@@ -270,3 +274,86 @@ def test_each_read_config_is_timed(stem):
         else:
             model = from_hf_config(MORE / f"{stem}.config.json")
             assert model.total_params > 0
+
+
+# --- MiMo-V2-Flash: sliding layers with heads of their own, values narrower than keys -----------
+
+def test_mimo_v2_flash_by_hand():
+    """MiMo-V2-Flash counted by hand from its config.json, independently of the reader.
+
+    hidden_size 4096, vocab_size 152576 (two tables), 48 layers; hybrid_layer_pattern: 9 full
+    layers (0) and 39 sliding ones (1, window 128); moe_layer_freq: layer 0 dense (16384 wide),
+    47 MoE layers of 256 experts of 2048 (top 8, no shared expert) with a 256 x 4096 router.
+    Attention: 64 query heads everywhere, keys 192 wide and values 128 wide; 4 KV heads in the
+    full layers, 8 in the sliding ones (swa_num_key_value_heads). Q and K at 192, V and O at 128.
+    Total 308,778,369,024 against the report's 309B (-0.07%). Cache at 2 bytes (bfloat16; the
+    config states no cache precision): a full layer keeps 4·(192 + 128)·2 = 2,560 bytes a token,
+    a sliding one 8·(192 + 128)·2 = 5,120 bytes for at most 128 tokens."""
+    d, vocab = 4096, 152576
+    full_attn = d * 64 * 192 + d * 4 * 192 + d * 4 * 128 + 64 * 128 * d  # 89,128,960
+    swa_attn = d * 64 * 192 + d * 8 * 192 + d * 8 * 128 + 64 * 128 * d  # 94,371,840
+    dense = 3 * d * 16384
+    moe = 256 * 3 * d * 2048 + 256 * d
+    total = 9 * full_attn + 39 * swa_attn + dense + 47 * moe + 2 * vocab * d
+    assert (full_attn, swa_attn, total) == (89_128_960, 94_371_840, 308_778_369_024)
+    assert abs(total / 309e9 - 1) < 0.002
+    active_no_input = 9 * full_attn + 39 * swa_attn + dense + 47 * (8 * 3 * d * 2048 + 256 * d) \
+        + vocab * d
+    assert active_no_input == 14_820_573_184
+
+    def cache(context):
+        return 9 * 4 * (192 + 128) * 2 * context + 39 * 8 * (192 + 128) * 2 * min(context, 128)
+
+    assert (cache(4096), cache(32768)) == (119_930_880, 780_533_760)
+    arch = _read("XiaomiMiMo--MiMo-V2-Flash")
+    assert arch.total_params == total
+    assert arch.active_params - arch.input_embedding_params == active_no_input
+    assert (arch.kv_bytes_at(4096), arch.kv_bytes_at(32768)) == (cache(4096), cache(32768))
+    sliding = [g for g in arch.groups if g.attention.span == "sliding"]
+    assert [(g.count, g.attention.n_kv, g.attention.d_head, g.attention.d_v, g.attention.window)
+            for g in sliding] == [(39, 8, 192, 128, 128)]
+    assert all((g.attention.n_kv, g.attention.d_v) == (4, 128) for g in arch.groups
+               if g.attention.span == "full")
+
+
+def test_mimo_v2_flash_is_timed_with_its_own_widths():
+    """The full model's groups: each group's cache as counted, and its attention FLOPs per
+    cached token, 4·n_q·d_head, at the mean width 160: 2·64·(192 + 128) = 40,960."""
+    model = from_hf_config(MORE / "XiaomiMiMo--MiMo-V2-Flash.config.json")
+    rows = sorted((p.window, p.shape.head_dim, p.shape.n_q_heads, p.shape.group_size,
+                   p.kv_bytes_per_token / p.shape.layers) for p in model.pieces)
+    assert rows[0] == (128.0, 160, 64, 8, 8 * (192 + 128) * 2)
+    assert all(r[1:] == (160, 64, 16, 4 * (192 + 128) * 2) for r in rows[1:])
+    assert 4 * 64 * 160 == 2 * 64 * (192 + 128)
+    assert model.total_params == pytest.approx(308_778_369_024)
+
+
+def test_the_mean_width_is_exact_for_the_gqa_counts():
+    """eq-layers-attention-gqa and eq-layers-kv-gqa at d_head = (d_k + d_v)/2 are the four
+    projections and the cache with keys d_k and values d_v wide (m_q = 1, m_kv = 2)."""
+    import sympy as sp
+
+    from inference_math.core import symbols as S
+    from inference_math.derivations import layer_mix
+
+    d_k, d_v = sp.symbols("d_k d_v", positive=True)
+    mean = {S.d_head: (d_k + d_v) / 2, S.m_q: 1, S.m_kv: 2}
+    params = layer_mix.attention_params_gqa().rhs.subs(mean)
+    by_hand = (S.n_q * d_k + S.n_kv * d_k + S.n_kv * d_v + S.n_q * d_v) * S.d_model
+    assert sp.simplify(params - by_hand) == 0
+    cache = layer_mix.kv_bytes_gqa().rhs.subs(mean)
+    assert sp.simplify(cache - S.n_kv * (d_k + d_v) * S.p_act) == 0
+
+
+def test_narrow_values_with_an_output_gate_or_without_sliding_layers_are_refused(tmp_path):
+    import json
+
+    config = json.loads((MORE / "XiaomiMiMo--MiMo-V2-Flash.config.json").read_text())
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps({**config, "gating": "per-element"}))
+    with pytest.raises(InputError, match="output gate"):
+        hc.read_architecture(path)
+    # no layer slides: the sliding layers' own heads are unknown fields, refused by name
+    path.write_text(json.dumps({**config, "hybrid_layer_pattern": [0] * 48}))
+    with pytest.raises(InputError, match="'swa_num_attention_heads' is not understood"):
+        hc.read_architecture(path)

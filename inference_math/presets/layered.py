@@ -20,6 +20,7 @@ from ..core import names as N
 from ..core.validation import InputError, positive_int
 from . import hf_config
 from .counts import count
+from .hf_config.architecture import gqa_width
 from .uniform import Model
 
 
@@ -192,7 +193,12 @@ class LayeredModel:
                 shape.update(n_q_heads=1, group_size=1, d_head=1)
                 fixed = 0.0
             else:
-                shape.update(n_q_heads=a.n_q, group_size=a.n_q // a.n_kv, d_head=a.d_head)
+                # values of their own width: the shape's heads at the mean of the key and value
+                # widths, at which its projections, cache and attention FLOPs are exact
+                # (architecture.gqa_width; the 2-D layout's all-gathered queries, n_q·d_k
+                # wide, are then counted n_q·(d_k - d_v)/2 narrower)
+                shape.update(n_q_heads=a.n_q, group_size=a.n_q // a.n_kv,
+                             d_head=round(gqa_width(a)))
             sparse = {}
             if a.indexer:
                 # DeepSeek sparse attention: the indexer's cache is stored beside the main one

@@ -28,7 +28,11 @@ nor GPT-2's learned position table (noted); a multimodal model's vision tower is
 (noted), only its language model; the active count includes both embeddings, as eq. 21 of Erdil
 (2025) does, and ``describe-model`` also reports it without the input embedding;
 multi-token-prediction layers are reported beside the total, not in it; a layer whose values reuse
-its keys (Gemma 4's attention_k_eq_v) is assumed to cache both, as the transformers cache does.
+its keys (Gemma 4's attention_k_eq_v) is assumed to cache both, as the transformers cache does;
+a layer kind may have heads and widths of its own (Gemma 4's global layers, MiMo-V2-Flash's
+sliding layers with their swa_* fields), and values narrower than keys (v_head_dim) are counted at
+the mean of the two widths, which is exact for the projections, the cache and attention's FLOPs
+(:func:`.architecture.gqa_width`).
 
 What it cannot count it refuses with an InputError of one line naming the ``model_type`` and the
 field (DeepSeek-V4's compressed attention, blocks replaced by a linear layer, malformed JSON,

@@ -80,7 +80,7 @@ class Architecture:
                 # mla at c_q = 0 holds the rest
                 attention += self.d_model * a.n_q * (a.d_head + rope)
         else:
-            shape.update({S.n_q: a.n_q, S.n_kv: a.n_kv, S.d_head: a.d_head, S.m_q: a.m_q,
+            shape.update({S.n_q: a.n_q, S.n_kv: a.n_kv, S.d_head: gqa_width(a), S.m_q: a.m_q,
                           S.m_kv: a.m_kv})
             attention, kv, state = (_eval("attention_params_gqa", shape),
                                     _eval("kv_bytes_gqa", shape), 0.0)
@@ -299,6 +299,25 @@ class Architecture:
                 "quantized_params_per_layer": n_q, "quantized_bits": b_q if n_q else None,
             })
         return rows
+
+
+def gqa_width(a: Attention) -> float:
+    """The head width at which eq-layers-attention-gqa and eq-layers-kv-gqa count a layer whose
+    values (d_v) are narrower or wider than its queries and keys (d_head): their mean.
+
+    Each count pairs one key-width term with one value-width term, so the mean is exact: the
+    query and output projections, n_q·(d_k + d_v)·d_model = 2·n_q·d̄·d_model; the key and value
+    projections, n_kv·(d_k + d_v)·d_model = 2·n_kv·d̄·d_model; the cache, n_kv·(d_k + d_v)·p_act
+    = 2·n_kv·d̄·p_act; and attention's FLOPs per cached token, 2·n_q·d_k for the scores plus
+    2·n_q·d_v for the weighted values = 4·n_q·d̄. It holds for m_q = 1 and m_kv = 2 only (an
+    output gate is as wide as the values, shared keys and values are one width): the reader
+    refuses the others."""
+    if a.d_v is None:
+        return a.d_head
+    if a.m_q != 1 or a.m_kv != 2:
+        raise ValueError("values of their own width are counted without an output gate or "
+                         "shared keys and values")
+    return (a.d_head + a.d_v) / 2
 
 
 def _eval(name: str, values: dict) -> float:

@@ -30,7 +30,11 @@ def _generic(f: _Fields):
     n = f.int("num_hidden_layers")
     features = []
     if f.has("layer_types"):
+        if f.has("hybrid_layer_pattern"):
+            raise f.error("layer_types and hybrid_layer_pattern both say which layers slide")
         kinds = f.layer_types(n)
+    elif f.has("hybrid_layer_pattern"):
+        kinds = _hybrid_pattern(f, n)
     elif f.has("sliding_window_pattern") and f.has("sliding_window"):
         every = f.int("sliding_window_pattern")  # Gemma 3: every N-th layer is full
         kinds = ["full_attention" if (i + 1) % every == 0 else "sliding_attention"
@@ -53,12 +57,24 @@ def _generic(f: _Fields):
             raise f.error(f"layer_types[{i}]={_short(kind)} is not read for {f.model_type}")
     heads = _layer_heads(f, n)
     gates = _output_gates(f, n)
-    mixers = [_gqa(f, "full" if kind == "full_attention" else "sliding",
-                   None if kind == "full_attention" else window, n_q=heads[i],
-                   m_q=2 if gates[i] == "element" else 1, head_gate=gates[i] == "head")
-              for i, kind in enumerate(kinds)]
+    shapes = _kind_shapes(f, "sliding_attention" in kinds)
+    if any(heads) and f.has("swa_num_attention_heads"):
+        raise f.error("num_attention_heads_per_layer and swa_num_attention_heads both give the "
+                      "sliding layers' query heads")
+    mixers = []
+    for i, kind in enumerate(kinds):
+        shape = dict(shapes[kind])
+        if heads[i]:
+            shape["n_q"] = heads[i]
+        mixers.append(_gqa(f, "full" if kind == "full_attention" else "sliding",
+                           None if kind == "full_attention" else window, **shape,
+                           m_q=2 if gates[i] == "element" else 1, head_gate=gates[i] == "head"))
     if any(heads):
         features.append("num_attention_heads_per_layer (query heads per layer)")
+    if any(m.d_v for m in mixers):
+        features.append("values narrower or wider than the keys (v_head_dim)")
+    if shapes["sliding_attention"] != shapes["full_attention"] and "sliding_attention" in kinds:
+        features.append("sliding-window layers with heads of their own (swa_*)")
     if any(gates):
         features.append("attention output gates (per head or per element)")
     ffns, more = _ffn_layers(f, n, 1 if f.model_type in NON_GATED_TYPES else 2)
@@ -70,6 +86,48 @@ def _generic(f: _Fields):
         f.int("mtp_num_hidden_layers", 0, minimum=0) or _mtp_modules(f)
     return layers, {"features": features, "n_mtp": n_mtp,
                     "mtp_layer": LayerGroup(n_mtp, *layers[-1]) if n_mtp else None}
+
+
+def _hybrid_pattern(f: _Fields, n: int) -> list[str]:
+    """MiMo-V2's hybrid_layer_pattern: one entry per layer, 0 full attention, 1 sliding window
+    (MiMoV2FlashConfig; vLLM's and SGLang's mimo_v2_flash)."""
+    pattern = f.raw("hybrid_layer_pattern")
+    if not isinstance(pattern, list) or len(pattern) != n or \
+            not all(v in (0, 1) and not isinstance(v, bool) for v in pattern):
+        raise f.error(f"hybrid_layer_pattern must list {n} zeros (full) and ones (sliding), got "
+                      f"{_short(pattern)}")
+    return ["sliding_attention" if v else "full_attention" for v in pattern]
+
+
+#: A sliding layer's own shape (MiMo-V2-Flash): each field and the full layers' field it
+#: defaults to.
+SLIDING_SHAPE = {"n_q": ("swa_num_attention_heads", "num_attention_heads"),
+                 "n_kv": ("swa_num_key_value_heads", "num_key_value_heads"),
+                 "d_head": ("swa_head_dim", "head_dim"),
+                 "d_v": ("swa_v_head_dim", "v_head_dim")}
+
+
+def _kind_shapes(f: _Fields, sliding: bool) -> dict[str, dict]:
+    """The attention shape of each layer kind, as _gqa's keywords: the full layers' values
+    v_head_dim wide (when the config gives it), the sliding layers' heads and widths their
+    swa_* fields, each the full layers' when absent (but swa_v_head_dim, which without
+    v_head_dim is the sliding layers' own key width). Sinks (vectors, not counted) as
+    add_full_attention_sink_bias and add_swa_attention_sink_bias say. Without sliding layers
+    the swa_* fields are unknown fields (policy.check_unknown)."""
+    full = {"d_v": f.int("v_head_dim")} if f.has("v_head_dim") else {}
+    if f.flag("add_full_attention_sink_bias", False):
+        full["sinks"] = True
+    swa = dict(full)
+    swa.pop("sinks", None)
+    if sliding:
+        for key, (own, _) in SLIDING_SHAPE.items():
+            if f.has(own):
+                swa[key] = f.int(own)
+        if f.flag("add_swa_attention_sink_bias", False):
+            swa["sinks"] = True
+        if "d_head" in swa and "d_v" not in swa:
+            swa["d_v"] = swa["d_head"]  # values as wide as the sliding layers' own keys
+    return {"full_attention": full, "sliding_attention": swa}
 
 
 def _layer_heads(f: _Fields, n: int) -> list[int | None]:

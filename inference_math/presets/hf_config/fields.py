@@ -98,6 +98,21 @@ UNREAD = {
     "num_kv_shared_layers": ("layers sharing another layer's cache", "the cache of the sharing "
                              "layers is not modelled"),
 }
+#: A sliding-window layer's own heads and widths (MiMo-V2-Flash), read only in a config whose
+#: layers slide (:func:`declares_sliding`); elsewhere they are unknown fields.
+SLIDING_FIELDS = ("swa_num_attention_heads", "swa_num_key_value_heads", "swa_head_dim",
+                  "swa_v_head_dim")
+
+
+def declares_sliding(config: dict) -> bool:
+    """Whether a config's per-layer layout names sliding-window layers (hybrid_layer_pattern
+    with a 1, layer_types with sliding_attention, or sliding_window_pattern)."""
+    pattern, kinds = config.get("hybrid_layer_pattern"), config.get("layer_types")
+    return (isinstance(pattern, list) and 1 in pattern) or \
+        (isinstance(kinds, list) and "sliding_attention" in kinds) or \
+        bool(config.get("sliding_window_pattern"))
+
+
 #: The table of fields: every field the reader uses or knows, as groups of
 #: (fields, what they mean, which counts they change, where the meaning comes from). ``none`` in
 #: the third column: the field changes no count. ``text_config.X`` names a field of the language
@@ -184,7 +199,8 @@ FIELD_GROUPS: tuple[tuple[str, str, str, str], ...] = (
     ("intermediate_size_mlp", "Llama 4's dense layers' width", "parameters",
      "transformers Llama4TextConfig"),
     ("kv_lora_rank q_lora_rank qk_nope_head_dim qk_rope_head_dim v_head_dim",
-     "multi-head latent attention: ranks of the key-value and query latents, head widths",
+     "multi-head latent attention: ranks of the key-value and query latents, head widths "
+     "(v_head_dim without kv_lora_rank: the values' width in a GQA layer, MiMo-V2)",
      "parameters, KV cache", "transformers DeepseekV3Config"),
     ("qk_head_dim", "MLA's query-key head width, qk_nope_head_dim + qk_rope_head_dim (redundant: "
      "checked against them)", "none", "transformers DeepseekV3Config (GLM-5's configs)"),
@@ -215,6 +231,16 @@ FIELD_GROUPS: tuple[tuple[str, str, str, str], ...] = (
      "gating", "parameters", "poolside Laguna modeling_laguna.py"),
     ("num_attention_heads_per_layer", "each layer's query heads (the head width and key/value "
      "heads are the config's)", "parameters, time", "poolside Laguna configs"),
+    ("hybrid_layer_pattern", "per-layer attention kind: 0 full attention, 1 sliding window",
+     "KV cache, parameters, time", "transformers MiMoV2FlashConfig"),
+    (" ".join(SLIDING_FIELDS), "a sliding-window layer's own query heads, key-value heads, key "
+     "width and value width, each the full layers' when absent (read only beside sliding "
+     "layers: without them the fields are unknown ones)", "parameters, KV cache, time",
+     "transformers MiMoV2FlashConfig"),
+    ("add_swa_attention_sink_bias add_full_attention_sink_bias attention_value_scale "
+     "swa_rope_theta", "attention sinks of the sliding and of the full layers (vectors, not "
+     "counted), the values' scale, the sliding layers' rotary base", "none",
+     "transformers MiMoV2FlashConfig"),
     ("moe_routed_scaling_factor moe_apply_router_weight_on_input "
      "moe_router_logit_softcapping", "Laguna's routing: scaling, where the weight applies, soft "
      "cap", "none", "poolside Laguna configs"),

@@ -38,6 +38,14 @@ class Attention:
     # rank; rope dims; G_o output groups; r_o their rank; m_hc residual streams). The window
     # is ``window``, the one cache head d_head wide.
     compressed: tuple[int, int, int, int, int, int] | None = None
+    # values of their own width (MiMo-V2-Flash: keys 192 wide, values 128): d_head is then the
+    # query and key heads' width; None when the values are d_head wide
+    d_v: int | None = None
+
+    @property
+    def widths(self) -> str:
+        """The head width, or the key and value widths when they differ."""
+        return f"{self.d_head}" if self.d_v is None else f"{self.d_head} (values {self.d_v})"
 
     def describe(self) -> str:
         if self.span == "none":
@@ -66,7 +74,7 @@ class Attention:
             c_q, c_kv, rope, _ = self.mla
             heads = f"MLA ({self.n_q} heads, kv rank {c_kv}, q rank {c_q}, rope {rope})"
         else:
-            heads = f"{self.heads} ({self.n_q} q / {self.n_kv} kv heads of {self.d_head})"
+            heads = f"{self.heads} ({self.n_q} q / {self.n_kv} kv heads of {self.widths})"
         extras = [text for flag, text in ((self.m_q == 2, "output gate"),
                                           (self.head_gate, "per-head output gate"),
                                           (self.m_kv == 1, "K = V"), (self.sinks, "sinks")) if flag]
@@ -80,6 +88,8 @@ class Attention:
     def as_dict(self) -> dict:
         out = {"span": self.span, "heads": self.heads, "n_q": self.n_q, "n_kv": self.n_kv,
                "d_head": self.d_head, "window": self.window}
+        if self.d_v is not None and not self.mla:
+            out["v_head_dim"] = self.d_v
         if self.m_q != 1:
             out["output_gate"] = True
         if self.head_gate:

@@ -17,9 +17,11 @@ def _heads(n_q: int, n_kv: int) -> str:
 
 
 def _gqa(f: _Fields, span: str, window: int | None, *, n_kv: int | None = None,
-         d_head: int | None = None, n_q: int | None = None, **extra) -> Attention:
-    """A GQA/MHA/MQA block of the config's heads (``n_q``: a layer's own query heads, as
-    num_attention_heads_per_layer gives them; the head width is the config's)."""
+         d_head: int | None = None, n_q: int | None = None, d_v: int | None = None,
+         **extra) -> Attention:
+    """A GQA/MHA/MQA block of the config's heads, or of a layer's own: ``n_q`` query heads (as
+    num_attention_heads_per_layer gives them), ``n_kv`` key-value heads, ``d_head`` the query and
+    key width, ``d_v`` the value width (None: d_head), each the config's when None."""
     base = f.int("num_attention_heads")
     n_q = base if n_q is None else n_q
     n_kv = f.int("num_key_value_heads", base) if n_kv is None else n_kv
@@ -28,6 +30,14 @@ def _gqa(f: _Fields, span: str, window: int | None, *, n_kv: int | None = None,
     if d_head is None:
         d_model = f.int("hidden_size")
         d_head = f.int("head_dim", d_model // base if d_model % base == 0 else ...)
+    if d_v is not None and d_v != d_head:
+        if extra.get("m_q", 1) != 1 or extra.get("m_kv", 2) != 2:
+            raise f.error(f"values {d_v} wide beside keys {d_head} wide are read without an "
+                          "output gate or shared keys and values only")
+        if (d_head + d_v) % 2:
+            raise f.error(f"values {d_v} wide beside keys {d_head} wide: an odd sum of widths "
+                          "is not read (the full model times their mean width)")
+        return Attention(span, _heads(n_q, n_kv), n_q, n_kv, d_head, window, d_v=d_v, **extra)
     return Attention(span, _heads(n_q, n_kv), n_q, n_kv, d_head, window, **extra)
 
 

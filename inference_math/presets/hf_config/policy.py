@@ -26,7 +26,7 @@ import json
 import re
 
 from ...core.validation import InputError
-from .fields import FIELDS, _short
+from .fields import FIELDS, SLIDING_FIELDS, _short, declares_sliding
 
 #: Words of a field's name that name a count's ingredient: layers, heads, widths, experts,
 #: ranks, groups, windows, blocks, patterns.
@@ -131,8 +131,11 @@ def apply_overrides(config: dict, assume: dict | None, ignore: set | frozenset |
 
 
 def unknown_fields(source: dict, skip: frozenset | set = frozenset()) -> list[str]:
-    """The fields of ``source`` outside the table of fields (and ``skip``), in order."""
-    return [key for key in source if key not in FIELDS and key not in skip]
+    """The fields of ``source`` outside the table of fields (and ``skip``), in order; a sliding
+    layer's own heads and widths (SLIDING_FIELDS) are unknown where no layer slides."""
+    sliding = declares_sliding(source)
+    return [key for key in source if key not in skip and (
+        key not in FIELDS or key in SLIDING_FIELDS and not sliding)]
 
 
 def check_unknown(sources: list[dict], model_type: str, assumed: set[str]

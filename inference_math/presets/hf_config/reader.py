@@ -32,6 +32,7 @@ from .fields import (
     DTYPE_BITS,
     KNOWN_TYPES,
     NON_GATED_TYPES,
+    SLIDING_FIELDS,
     SSM_FIELDS,
     SSM_TYPES,
     TIED_BY_DEFAULT,
@@ -185,6 +186,13 @@ def parse(config: dict, name: str = "config.json", hf_quant: dict | None = None,
         reader = _gemma4
     else:
         reader = _generic
+    if reader not in (_generic, _mla, _deepseek_v4):
+        # a value width of its own, and sliding layers' own heads, are read by _generic only
+        held = [k for k in (*SLIDING_FIELDS, "v_head_dim") if f.has(k)]
+        if held and (held != ["v_head_dim"] or
+                     f.int("v_head_dim") != f.int("head_dim", f.int("v_head_dim"))):
+            raise f.error(f"{held[0]} is not read for {family} (read for plain attention "
+                          "layers only)")
     layers, extra = reader(f)
     for _, ffn in set(layers):
         if ffn.kind == "moe" and ffn.top_k > ffn.n_experts:
