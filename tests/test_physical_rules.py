@@ -419,3 +419,31 @@ def test_mfu_never_exceeds_one_on_a_frontier(key, gpu_name, curve):
     assert points
     assert max(pt.mfu for pt in points) <= 1.0 + 1e-12
     assert min(pt.mfu for pt in points) > 0.0
+
+
+def test_an_mla_layer_reads_the_attention_weights_it_holds():
+    """Rule 12 by hand, DeepSeek-V3 (config: hidden 7,168, 128 heads, q_lora_rank 1,536,
+    kv_lora_rank 512, qk_rope 64, qk_nope 128, v_head 128; 61 layers, the first 3 dense; 256
+    experts of 3 × 7,168 × 2,048, 8 per token, 1 shared; vocabulary 129,280; FP8 weights, BF16
+    embeddings). One sequence, one token, no context, on 8 H200 at the limit (4.8 TB/s each):
+    the step reads each layer's held attention weights, not the reference shapes'."""
+    held = 7168 * 1536 + 1536 * 128 * 192 + 7168 * 576 + 512 * 128 * 256 + 128 * 128 * 7168
+    assert held == 187_105_280
+    # the reference shapes: q, k and v each up-projected from both latents, (128 + 2·128)·128
+    # wide from 512 + 1,536, then the latents from d_model and the output
+    shapes = (128 + 2 * 128) * 128 * (512 + 1536) + (512 + 1536) * 7168 + 128 * 128 * 7168
+    assert shapes == 232_783_872
+    values = {S.n_q: 128, S.g: 1, S.d_head: 128, S.c_kv: 512, S.c_q: 1536, S.d_model: 7168}
+    assert phys.shape_weights(mla=True).subs(values) == shapes
+    assert phys.held_weights_correction(mla=False) == 0
+    model, gpu = get_model("deepseek-v3"), get_gpu("h200")
+    router = 7168 * 256
+    touched = 58 * 8 * 3 * 7168 * 2048  # one token: its 8 experts in each MoE layer
+    weights = (61 * held + 58 * router + 3 * 3 * 7168 * 18432 + 58 * 3 * 7168 * 2048
+               + touched + 129280 * 7168 * 2)  # the unembedding (the input embedding: a lookup)
+    by_hand = weights / (8 * 4.8e12)
+    got = float(fm.compile_branch(model, gpu, False, 1.0, 0.0, curve="limit")["memory"](
+        8.0, 1.0, 1.0, 1.0))
+    # the model adds the activations (a few MB); the shapes' weights would add 2.68 GB (7%)
+    assert by_hand <= got <= 1.002 * by_hand
+    assert (61 * shapes - 61 * held) / (8 * 4.8e12) > 0.06 * by_hand

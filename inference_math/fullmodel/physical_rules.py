@@ -54,6 +54,11 @@ from a config, and the curves 'physical' and 'limit', use these terms instead:
    latents, 2·(d_nope + d_R) + 2·d_head per head and token pair after up-projecting the ℓ cached
    latents: decode runs absorbed, a prompt multi-head, as vLLM and SGLang run MLA. A sparse
    layer (rule 9) attends to its selection absorbed, to every token multi-head.
+12. An MLA layer reads the attention weights it holds, its counted N_attn/L (the router's
+   included, the indexer's read apart by rule 9), not the reference code's shapes, which
+   up-project queries, keys and values each from both latents, (n_q + 2·n_q/g)·d_head·(d_c +
+   d_c'): for DeepSeek-V3 232.8M weights a layer where it holds 187.1M and a router of 1.8M
+   (eq-phys-memory-time). A layer of any other kind holds what its shapes say.
 
 Each term is a SymPy expression in the registry's symbols, composed into branches exactly as
 the reference terms are (:func:`inference_math.fullmodel.terms.branch_terms`).
@@ -231,10 +236,26 @@ def attention_flop_parts(mla: bool = False) -> dict[str, sp.Expr]:
     return {"cache": b * q_len * n_layers * per_entry * entries, "weights": indexer}
 
 
+def shape_weights(mla: bool = False) -> sp.Expr:
+    """Weights of one layer's attention as :func:`~.full_model.attention_bytes` shapes them,
+    the m·k of each of its matrices (eq-full-matmul-bytes)."""
+    return fm.attention_bytes(mla).replace(RW, lambda m, k, n, tp: m * k)
+
+
+def held_weights_correction(mla: bool = False) -> sp.Expr:
+    """Bytes one layer's attention reads beyond its shapes' weights (rule 12): an MLA layer
+    reads its counted weights, (N_attn − W_I)/L, in place of the shapes' (none for others)."""
+    if not mla:
+        return sp.Integer(0)
+    return p * ((n_attn - w_idx) / n_layers - shape_weights(mla))
+
+
 def attention_bytes_dp(mla: bool = False) -> sp.Expr:
     """Attention-projection traffic of one layer in σ data-parallel groups, each multiplying its
-    own b_μ·q/σ tokens by a full copy of the weights sharded over N_TP/σ GPUs."""
-    per_group = fm.attention_bytes(mla).subs(b_mu, b_mu / sigma_attn)
+    own b_μ·q/σ tokens by a full copy of the weights sharded over N_TP/σ GPUs (an MLA layer's
+    weights those it holds, rule 12)."""
+    per_group = (fm.attention_bytes(mla)
+                 + held_weights_correction(mla)).subs(b_mu, b_mu / sigma_attn)
     return sigma_attn * per_group
 
 
@@ -295,7 +316,7 @@ def memory_floor(mla: bool = False, shared: bool = True, moe: bool = True) -> sp
     """A lower bound of eq-phys-memory-time over every σ in [1, N_TP]: attention's weights read
     once and its activations once (:func:`_rw_floor`), the cache read once."""
     per_gpu = n_pp / (n_gpu * hbm_bw)
-    attention = fm.attention_bytes(mla).replace(RW, _rw_floor)
+    attention = fm.attention_bytes(mla).replace(RW, _rw_floor) + held_weights_correction(mla)
     if moe:
         ff = fm.ff_bytes(shared=False) + (shared_bytes_floor() if shared else 0)
     else:
