@@ -28,7 +28,7 @@ def _record() -> dict:
 
 
 def engine_rows() -> list[dict]:
-    """One row per engine family and stack with points; a family of the table with none, one
+    """One row per engine family and stack with compared points; a family of the table with none, one
     row of zeros (the estimate gives it its stack's efficiencies)."""
     from ..serving.engines import families
 
@@ -41,7 +41,7 @@ def engine_rows() -> list[dict]:
             if name != "unknown":
                 rows.append({"engine": name, "stack": None, "train_points": 0,
                              "train_setups": 0, "test_points": 0, "test_setups": 0,
-                             "efficiencies": "stack's (no points)", "t_fixed_s": None,
+                             "efficiencies": "stack's (no compared points)", "t_fixed_s": None,
                              "eta_mem": None, "eta_flop": None, "band_low": None,
                              "band_high": None, "band_from": "pooled"})
             continue
