@@ -33,6 +33,7 @@ COMMANDS = {
     "serve": ["serve", "--model", "llama-3-8b", "--gpu", "h100", "--input-len", "512",
               "--output-len", "128"],
     "measured": ["measured", "{tmp}/points.csv"],
+    "engines": ["engines"],
     "sweep": ["sweep", "--models", "llama-3-8b", "--gpus", "h100", "--speeds", "50", "--jobs", "1",
               "--quiet", "--out", "{tmp}/sweep.csv"],
     "sensitivity": ["sensitivity", "--model", "llama-3-8b", "--gpu", "h100", "--speed", "50"],

@@ -475,7 +475,7 @@ def serving_band(work, front=None, *, draws: int = DRAWS, seed: int = SEED,
 
     _check_draws(draws, seed)
     front = sf.serving_frontier(work) if front is None else front
-    eff = st.fitted(work.gpu) if work.curve == "estimate" else None
+    eff = st.fitted(work.gpu, work.engine) if work.curve == "estimate" else None
     spread = _spread_of(work.gpu, work.price is not None, spread)
     factors = draw_factors(spread, draws, seed)
     nominal = {q: np.array([getattr(p, q) for p in front.points], dtype=float)

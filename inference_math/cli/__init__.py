@@ -19,6 +19,9 @@
                                                 (prefill counted) against tok/s per user
     inference-math measured FILE.csv [--plot F] [--json | --csv]
                                                 measured points against the limit and estimate
+    inference-math engines [--json | --csv]     engine families: measured points, setups and
+                                                fitted efficiencies (serve and predict take
+                                                --engine NAME with the estimate curve)
     inference-math sweep --models A,B --gpus X,Y --out FILE.parquet|csv [--weight-bits own,8,4]
                          [--contexts 0,131072] [--prices P,Q] [--speeds 20,100] [--jobs N]
                          [--scheduler ADDRESS] [--json]
@@ -108,6 +111,8 @@ COMMANDS = (
               "TTFT/TPOT limits", "serving", "cmd_serve"),
     ("measured", "your measured serving points against the limit and the estimate",
      "measured", "cmd_measured"),
+    ("engines", "serving-engine families: their measured points and fitted efficiencies",
+     "engines", "cmd_engines"),
     ("sweep", "frontier summaries over models x GPUs x weights x contexts x prices, in parallel, "
               "into Parquet or CSV", "sweep", "cmd_sweep"),
     ("sensitivity", "elasticities of the cost at a speed per user in each hardware and model "

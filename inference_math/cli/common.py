@@ -113,6 +113,31 @@ def _preset(getter, full_model: bool = False):
     return convert
 
 
+def _engine_name(text: str) -> str:
+    """argparse type of ``--engine``: an engine family (serving.engines; case and punctuation
+    ignored)."""
+    from ..serving.engines import families, lookup
+
+    name = lookup(text)
+    if name is None:
+        raise argparse.ArgumentTypeError(f"unknown engine {text!r} (known: "
+                                         f"{', '.join(families())})")
+    return name
+
+
+def add_engine_option(cmd) -> None:
+    """``--engine NAME``: the estimate at that engine family's efficiencies (absent: pooled)."""
+    cmd.add_argument("--engine", type=_engine_name, default=None, metavar="NAME",
+                     help="with the estimate curve: the efficiencies fitted on this engine "
+                          "family's measurements (see the engines command; default: pooled "
+                          "over engines)")
+
+
+def engine_text(engine: str | None) -> str:
+    """How an output names the engine: the family, or 'pooled'."""
+    return "pooled" if engine is None else engine
+
+
 def _listed(getter, full_model: bool = False):
     """argparse type: comma-separated presets or paths, each read by ``getter``."""
     one = _preset(getter, full_model)

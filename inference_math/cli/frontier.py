@@ -8,7 +8,16 @@ import math
 
 from ..core.validation import InputError
 from . import bands as band_cli
-from .common import _csv_cell, _dumps, _number, _plot_path, _range_help, _require_finite, _table
+from .common import (
+    _csv_cell,
+    _dumps,
+    _number,
+    _plot_path,
+    _range_help,
+    _require_finite,
+    _table,
+    add_engine_option,
+)
 from .setting import CURVE_MEANING, _add_full_model_options, _progress, _setting
 
 #: The band's columns of a frontier (``--band``): key, heading, format.
@@ -25,6 +34,7 @@ def add_arguments(cmd, name: str) -> None:
     if name == "frontier":
         cmd.add_argument("--plot", type=_plot_path, default=None, metavar="FILE",
                          help="also draw the frontier into FILE (.svg or .png)")
+    add_engine_option(cmd)
     band_cli.add_options(cmd)
 
 
@@ -82,6 +92,10 @@ def _draw(front, path: str, band=None) -> None:
 def cmd_frontier(args) -> str:
     from ..fullmodel.search import frontier
 
+    if args.engine is not None:  # the full model's search has no estimate curve
+        raise InputError("argument --engine: applies to the estimate curve only, which the "
+                         f"full model's {args.command} does not search (serve and predict "
+                         "have it)")
     band_options = band_cli.options(args)
     setting = _setting(args)
     with _progress(setting, args.quiet) as advance:

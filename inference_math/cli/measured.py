@@ -9,7 +9,8 @@ import math
 from .common import _dumps, _json_csv_options, _plot_path, _require_finite, _table
 
 MEASURED_COLUMNS = (
-    ("point_id", "point", "s"), ("scenario", "scenario", "s"), ("arrivals", "arrivals", "s"),
+    ("point_id", "point", "s"), ("engine", "engine", "s"), ("scenario", "scenario", "s"),
+    ("arrivals", "arrivals", "s"),
     ("quantity", "quantity", "s"),
     ("measured", "measured", ".4g"), ("limit", "limit", ".4g"), ("estimate", "estimate", ".4g"),
     ("efficiency", "vs limit", ".3f"), ("error", "vs est", ".3f"),
@@ -41,16 +42,19 @@ def _speed_ratio(quantity: str, measured: float, curve: float | None) -> float |
 
 
 def measured_rows(points) -> list[dict]:
-    """Each point against the limit and the estimate (one row each; ``reason`` where a point
-    is not compared), with the arrival model its scenario is read under."""
+    """Each point against the limit and the (pooled) estimate (one row each; ``reason`` where a
+    point is not compared), with the arrival model its scenario is read under and the family of
+    its engine (serving.engines; 'unknown' where the file names none)."""
     from ..reality import measured_points as mp
+    from ..serving.engines import family
     from .serving import _band
     rows = []
     for point in points:
         resolved = mp.resolve(point, times=True)
         q = point.compared
         row = {"point_id": point.point_id, "model": point["model"], "gpu": point["gpu"],
-               "scenario": point["scenario"], "arrivals": mp.arrivals(point)[0],
+               "engine": family(point["engine"]), "scenario": point["scenario"],
+               "arrivals": mp.arrivals(point)[0],
                "arrivals_meaning": mp.arrivals(point)[1], "quantity": q,
                "unit": UNITS.get(q), "measured": point.measured(q) if q else None,
                "limit": None, "estimate": None, "efficiency": None, "error": None,
@@ -88,7 +92,7 @@ def cmd_measured(args) -> str:
         plot_measured(points, rows, args.plot)
     if args.json:
         return _dumps(rows)
-    keys = ["point_id", "model", "gpu", "scenario", "arrivals", "arrivals_meaning", "quantity",
+    keys = ["point_id", "model", "gpu", "engine", "scenario", "arrivals", "arrivals_meaning", "quantity",
             "unit", "measured",
             "limit", "estimate", "efficiency", "error", "band_low", "band_high", "reason"]
     if args.csv:

@@ -7,7 +7,14 @@ import argparse
 
 from ..core.validation import InputError, Interval, parse_within
 from ..fullmodel.search import CURVES, MAX_LOG2_GPUS
-from .common import _dumps, _number, _range_help, _require_finite
+from .common import (
+    _dumps,
+    _number,
+    _range_help,
+    _require_finite,
+    add_engine_option,
+    engine_text,
+)
 from .setting import CURVE_MEANING, _add_model_gpu, _drafter_of, _drafter_type
 
 PREDICT_RANGES = {
@@ -88,6 +95,7 @@ def add_arguments(cmd, name: str) -> None:
                      help="attention data-parallel over the --tp GPUs (each holds all of "
                           "attention's weights, no attention all-reduce; the heads need not "
                           "divide), experts parallel as the model's rule sets; needs --pp 1")
+    add_engine_option(cmd)
     cmd.add_argument("--json", action="store_true", help="print JSON")
 
 
@@ -106,7 +114,8 @@ def cmd_predict(args) -> str:
                          drafter=_drafter_of(args.model, args.drafter),
                          acceptance=args.acceptance, mtp_accepted=args.mtp_accepted,
                          price=args.price, context=args.context,
-                         dp_attention=args.dp_attention, curve=args.curve)
+                         dp_attention=args.dp_attention, curve=args.curve,
+                         engine=args.engine)
     except DeploymentError as exc:
         raise InputError(f"argument --{exc.field.replace('_', '-')}: {exc.detail}") from None
     result = predict(dep)
@@ -126,11 +135,16 @@ def cmd_predict(args) -> str:
                          f"{result.context:,.0f} needs {result.memory_need_gb:,.1f} GB (weights "
                          f"{result.weights_gb:,.1f} GB and the KV cache) but {room}; {largest}")
     row = result.as_dict()
+    row["engine"] = engine_text(args.engine)
     _require_finite([row, row["decode_terms_ms"], row["prefill_terms_ms"]])
     if args.json:
         return _dumps(row)
     layout = f"DP attention over {dep.tp:g}" if dep.dp_attention else f"TP {dep.tp:g}"
-    lines = [f"curve: {dep.curve}, {CURVE_MEANING[dep.curve]}",
+    engine = "engine: pooled"
+    if dep.curve == "estimate":
+        from ..serving.step_time import engine_label
+        engine = f"engine: {engine_label(dep.gpu, dep.engine)}"
+    lines = [f"curve: {dep.curve}, {CURVE_MEANING[dep.curve]}", engine,
              f"{dep.model.name} on {dep.gpus:g} {dep.gpu.name} ({layout}, PP {dep.pp:g}, "
              f"EP {result.n_ep:g}), batch {dep.batch:,}, {dep.input_len:,} in / "
              f"{dep.output_len:,} out, decode at context {result.context:,.0f}"

@@ -18,6 +18,8 @@ from .common import (
     _range_help,
     _require_finite,
     _table,
+    add_engine_option,
+    engine_text,
 )
 
 SERVE_RANGES = {
@@ -55,6 +57,7 @@ def add_arguments(cmd, name: str) -> None:
                           "physical: the physical rules at the presets' caps, weights and cache "
                           "in 90%% of HBM; paper: the "
                           "reference code's rules")
+    add_engine_option(cmd)
     cmd.add_argument("--disaggregated", action="store_true",
                      help="separate prefill and decode pools (default: aggregated, chunked "
                           "prefill)")
@@ -117,13 +120,17 @@ def cmd_serve(args) -> str:
         work = Workload(args.model, args.gpu, args.input_len, args.output_len,
                         weight_bits=args.weight_bits, kv_bits=args.kv_bits, curve=args.curve,
                         disaggregated=args.disaggregated, ttft_ms=args.ttft_ms,
-                        tpot_ms=args.tpot_ms, price=args.price)
+                        tpot_ms=args.tpot_ms, price=args.price, engine=args.engine)
         front = serving_frontier(work)
     except ServeError as exc:
+        if exc.field == "engine":
+            raise InputError(f"argument --engine: {str(exc).removeprefix('engine: ')}") from None
         option = {"model": "--model", "weight_bits": "--weight-bits"}.get(exc.field, "--model")
         message = str(exc).removeprefix(f"{exc.field}: ")
         raise InputError(f"argument {option}: infeasible: {message}") from None
     rows = _serve_rows(front)
+    for row in rows:
+        row["engine"] = engine_text(args.engine)
     band = None
     if band_options is not None:
         from ..analysis.bands import SERVING_QUANTITIES, serving_band
@@ -140,7 +147,7 @@ def cmd_serve(args) -> str:
             decode, prefill = row.pop("decode"), row.pop("prefill")
             out.append({**row, "decode": decode, "prefill": prefill})
         return _dumps(out)
-    keys = [k for k, _, _ in SERVE_COLUMNS] + ["mode", "binding_prefill", "curve"]
+    keys = [k for k, _, _ in SERVE_COLUMNS] + ["mode", "binding_prefill", "curve", "engine"]
     if front.workload.curve == "estimate":
         keys += ["band_low", "band_high"]
     if band is not None:
@@ -152,7 +159,9 @@ def cmd_serve(args) -> str:
             f"{'disaggregated' if w.disaggregated else 'aggregated (chunked prefill)'}, "
             f"curve {w.curve}")
     if w.curve == "estimate":
-        low, high = _band(w.gpu)
+        from ..serving.step_time import engine_label
+        head += f", engine {engine_label(w.gpu, w.engine)}"
+        low, high = _band(w.gpu, w.engine)
         head += (f"; band {math.exp(low):.2f}-{math.exp(high):.2f} x tok/s/GPU (10th-90th "
                  f"percentiles of the estimate's out-of-fold errors)")
     columns = list(SERVE_COLUMNS)
@@ -167,9 +176,9 @@ def cmd_serve(args) -> str:
     return head + "\n" + _table(rows, columns)
 
 
-def _band(gpu) -> tuple[float, float]:
+def _band(gpu, engine: str | None = None) -> tuple[float, float]:
     from ..serving.step_time import fitted
-    eff = fitted(gpu)
+    eff = fitted(gpu, engine)
     return eff.band_low, eff.band_high
 
 

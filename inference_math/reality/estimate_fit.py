@@ -31,11 +31,15 @@ Method (the book's chapter "How close real systems come" reports every number):
    training setups cut into :data:`FOLDS` folds (the SHA-256's second byte), each fold's points
    estimated by a fit on the other folds. The held-out split is used once, to report the error
    and the share of its points inside the band, neither of which it helped to set.
+4. By engine (:func:`engine_record`, the section "The fit by engine" below): each engine
+   family with enough training setups gets its own t_0, η_mem and η_flop on its stack, pulled
+   toward the stack's values by a penalty whose weight cross-validation chooses; the pooled
+   fit above is its prior and is left as it is.
 
 ``python -m inference_math.reality.estimate_fit`` refits and writes
 ``data/estimate_parameters.json``: both fits (per stack and one set for all), the band and the
-errors. The book reads that file and refits nothing; the tests refit from several starts, with
-one thread and with two, and compare.
+errors, and the fit by engine family (:func:`engine_record`). The book reads that file and refits
+nothing; the tests refit from several starts, with one thread and with two, and compare.
 """
 
 from __future__ import annotations
@@ -45,14 +49,15 @@ import json
 import math
 import re
 import sys
-from collections import Counter
-from dataclasses import dataclass
+from collections import Counter, defaultdict
+from dataclasses import dataclass, replace
 from functools import cache
 from importlib import resources
 
 import numpy as np
 
 from ..serving import step_time as st
+from ..serving.engines import UNKNOWN, family
 from . import measured_points as mp
 
 HELD_OUT_SHARE = 0.3
@@ -231,10 +236,21 @@ def cross_validated(effs: dict[str, st.Efficiency]) -> np.ndarray:
         inside = np.array([fold_of(s.setup) == fold for s in train])
         if not inside.any():
             continue
-        other = fit([s for s, k in zip(train, inside, strict=True) if not k],
-                    starts=(coordinates_of(effs),))
-        out[inside] = log_ratios([s for s, k in zip(train, inside, strict=True) if k], other)
+        out[inside] = log_ratios([s for s, k in zip(train, inside, strict=True) if k],
+                                 fold_fit(fold, effs))
     return out
+
+
+def fold_fit(fold: int, effs: dict[str, st.Efficiency]) -> dict[str, st.Efficiency]:
+    """The fit on the training setups outside ``fold``, started from ``effs`` (kept: the
+    engines' cross-validation reuses it: :func:`out_of_fold`)."""
+    return _fold_fit(fold, tuple(coordinates_of(effs)))
+
+
+@cache
+def _fold_fit(fold: int, start: tuple[float, ...]) -> dict[str, st.Efficiency]:
+    train = [s for s in samples() if not s.held_out and fold_of(s.setup) != fold]
+    return fit(train, starts=(np.array(start),))
 
 
 def report(effs: dict[str, st.Efficiency], items=None, band=None) -> dict:
@@ -284,6 +300,7 @@ def record(effs: dict[str, st.Efficiency] | None = None) -> dict:
     """What data/estimate_parameters.json holds."""
     effs = fit() if effs is None else effs
     rep = report(effs)
+    band = (round(rep["band"]["low"], 4), round(rep["band"]["high"], 4))
     return {
         "parameters": _rounded(effs),
         "one_set": _rounded(fit(per_stack=False)),
@@ -300,6 +317,246 @@ def record(effs: dict[str, st.Efficiency] | None = None) -> dict:
                   f"held out: setups whose SHA-256 starts below {HELD_OUT_SHARE:g}*256, "
                   f"band: {BAND_QUANTILES[0]:g}-{BAND_QUANTILES[1]:g} quantiles of the "
                   f"training split's out-of-fold errors ({FOLDS} folds of setups)",
+        "engines": engine_record(effs, band),
+    }
+
+
+# The fit by engine.
+_ENGINE_METHOD = """The estimate by serving engine: each engine family's own efficiencies, partially pooled
+toward its software stack's.
+
+The pooled fit (:mod:`.estimate_fit`) gives one set of efficiencies per software stack; engines
+on the same GPU and model differ by up to three times, and one set cannot be close to all of
+them. Here (the same points, the same held-out split by setup):
+
+1. Each point's engine is named as a family (:func:`~inference_math.serving.engines.family`);
+   a *group* is a family on a stack (vLLM on CUDA and vLLM on ROCm are two groups: their kernels differ).
+2. The shared parameters (β_½, m_½, ω) and each stack's values are the pooled fit's, unchanged:
+   the prior. A group with at least :data:`MIN_SETUPS` training setups gets its own
+   :data:`PER_ENGINE` (the fixed time per step and the two fractions of peak the stack has of
+   its own) by the pooled fit's soft-L1 least squares on its own points, rows weighted as there,
+   plus the penalty λ·Σ (ln p_engine − ln p_stack)² over the three: the coordinates are the
+   logarithms of the three, inside :data:`BOUNDS`, started from the stack's
+   values and from :data:`OFFSETS` about them, keeping the least cost. λ = ∞ is the stack's
+   values. A group with fewer setups (or no family) takes its stack's values and the pooled band.
+3. λ is chosen on the training split alone, from :data:`LAMBDAS`, by the least median absolute
+   out-of-fold miss: in each fold of setups (:func:`fold_of`) the stacks are
+   refitted on the other folds (as the pooled band is) and the groups on the other folds'
+   points. Ties go to the larger λ.
+4. A group's band is the 10th and 90th percentiles of its training points' out-of-fold misses at
+   the chosen λ, when it has its own values and at least :data:`MIN_BAND_POINTS` points; else
+   the pooled band.
+
+The held-out split is then used once: the median factor exp(median |ln(measured/estimate)|)
+and the share inside the band, with each point's engine given and without (the pooled
+estimate), for all points and for dense and mixture-of-experts models apart.
+``python -m inference_math.reality.estimate_fit`` writes the result under ``engines`` in
+``data/estimate_parameters.json``, next to the pooled fit, which it leaves as it was.
+"""
+
+#: The parameters each engine family has its own value of (those of a stack).
+PER_ENGINE = st.PER_STACK
+#: Fewest training setups a group needs for values of its own.
+MIN_SETUPS = 3
+#: Fewest out-of-fold points a group needs for a band of its own.
+MIN_BAND_POINTS = 20
+#: The penalty weights tried (math.inf: the stack's values).
+LAMBDAS = (0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0, math.inf)
+#: Starts of a group's fit, as offsets of (ln t_0, ln η_mem, ln η_flop) from its stack's.
+OFFSETS = ((0.0, 0.0, 0.0), (math.log(3), -math.log(1.5), -math.log(1.5)),
+           (-math.log(3), math.log(1.25), math.log(1.25)))
+_INDEX = [st.PARAMETER_NAMES.index(name) for name in PER_ENGINE]
+_ENGINE_LOW = np.log([BOUNDS[i][0] for i in _INDEX])
+_ENGINE_HIGH = np.log([BOUNDS[i][1] for i in _INDEX])
+
+
+def engine_of(sample: Sample) -> str:
+    """The engine family of a sample's row."""
+    return family(sample.probe.resolved.point["engine"])
+
+
+def group_of(sample: Sample) -> tuple[str, str]:
+    """(engine family, software stack) of a sample."""
+    return engine_of(sample), st.stack_of(sample.probe.work.gpu)
+
+
+def is_moe(sample: Sample) -> bool:
+    model = sample.probe.work.model
+    return model.active_params < model.total_params
+
+
+def _log_values(eff: st.Efficiency) -> np.ndarray:
+    return np.clip(np.log([eff.vector[i] for i in _INDEX]), _ENGINE_LOW, _ENGINE_HIGH)
+
+
+def with_values(eff: st.Efficiency, u) -> st.Efficiency:
+    """``eff`` with :data:`PER_ENGINE` set to exp(u) (u clipped to the bounds)."""
+    u = np.clip(np.asarray(u, dtype=float), _ENGINE_LOW, _ENGINE_HIGH)
+    return replace(eff, **{name: float(math.exp(v)) for name, v in zip(PER_ENGINE, u,
+                                                                       strict=True)})
+
+
+def _soft(r: np.ndarray) -> np.ndarray:
+    """Residuals whose half sum of squares is the soft-L1 cost of r (scale LOSS_SCALE), so a
+    quadratic penalty can sit next to them in plain least squares."""
+    s = LOSS_SCALE
+    return s * np.sign(r) * np.sqrt(2 * (np.sqrt(1 + (r / s) ** 2) - 1))
+
+
+def _ratios(items, eff: st.Efficiency) -> np.ndarray:
+    return log_ratios(items, dict.fromkeys(st.FITTED_STACKS, eff))
+
+
+def fit_group(items, prior: st.Efficiency, lam: float, weights) -> st.Efficiency:
+    """One group's efficiencies: soft-L1 least squares on its ``items`` (``weights`` per row)
+    plus λ·Σ (ln p − ln p_prior)² over :data:`PER_ENGINE`; ``prior`` at λ = ∞."""
+    if math.isinf(lam):
+        return prior
+    from scipy.optimize import least_squares
+    u0 = _log_values(prior)
+    weights = np.asarray(weights, dtype=float)
+
+    def residuals(u):
+        return np.concatenate([_soft(weights * _ratios(items, with_values(prior, u))),
+                               math.sqrt(2 * lam) * (u - u0)])
+    results = [least_squares(residuals, np.clip(u0 + np.array(offset), _ENGINE_LOW, _ENGINE_HIGH),
+                             bounds=(_ENGINE_LOW, _ENGINE_HIGH), method="trf", diff_step=1e-3, max_nfev=200)
+               for offset in OFFSETS]
+    best = min(results, key=lambda result: result.cost)
+    return with_values(prior, best.x)
+
+
+def fit_groups(items, stacks: dict[str, st.Efficiency], lam: float) -> dict:
+    """Own efficiencies of every group of ``items`` with at least MIN_SETUPS setups, pooled
+    toward ``stacks`` with weight ``lam``: {(family, stack): Efficiency}."""
+    items = list(items)
+    weights = _weights(items)
+    groups = defaultdict(list)
+    for k, sample in enumerate(items):
+        groups[group_of(sample)].append(k)
+    out = {}
+    for group in sorted(groups):
+        index = groups[group]
+        if group[0] == UNKNOWN or len({items[k].setup for k in index}) < MIN_SETUPS:
+            continue
+        out[group] = fit_group([items[k] for k in index], stacks[group[1]], lam, weights[index])
+    return out
+
+
+def ratios(items, stacks: dict[str, st.Efficiency], groups: dict) -> np.ndarray:
+    """ln(measured / estimate) of each sample at its group's efficiencies (its stack's if the
+    group has none)."""
+    out = []
+    for sample in items:
+        stack = st.stack_of(sample.probe.work.gpu)
+        out.append(_ratios([sample], groups.get(group_of(sample), stacks[stack]))[0])
+    return np.array(out)
+
+
+def training() -> list[Sample]:
+    return [s for s in samples() if not s.held_out]
+
+
+def out_of_fold(pooled: dict[str, st.Efficiency], lam: float) -> np.ndarray:
+    """Out-of-fold misses of every training sample at ``lam`` (module docstring, step 3)."""
+    train = training()
+    out = np.empty(len(train))
+    for fold in range(FOLDS):
+        inside = np.array([fold_of(s.setup) == fold for s in train])
+        if not inside.any():
+            continue
+        stacks = fold_fit(fold, pooled)
+        others = [s for s, k in zip(train, inside, strict=True) if not k]
+        groups = fit_groups(others, stacks, lam)
+        out[inside] = ratios([s for s, k in zip(train, inside, strict=True) if k], stacks,
+                             groups)
+    return out
+
+
+def choose_lambda(pooled: dict[str, st.Efficiency]) -> tuple[float, dict, np.ndarray]:
+    """The λ of least median absolute out-of-fold miss (ties: the larger), the median at each
+    λ, and the out-of-fold misses at the chosen one."""
+    scores, misses = {}, {}
+    for lam in LAMBDAS:
+        misses[lam] = out_of_fold(pooled, lam)
+        scores[lam] = float(np.median(np.abs(misses[lam])))
+    best = min(LAMBDAS, key=lambda lam: (round(scores[lam], 6), -lam))
+    return best, scores, misses[best]
+
+
+def _summary(r: np.ndarray, items, inside) -> dict:
+    if not len(r):
+        return {"points": 0, "setups": 0}
+    return {"points": len(r), "setups": len({s.setup for s in items}),
+            "median_abs_log": round(float(np.median(np.abs(r))), 4),
+            "median_factor": round(float(math.exp(np.median(np.abs(r)))), 4),
+            "inside_band": round(float(np.mean(inside)), 4)}
+
+
+def _band_text(band) -> dict:
+    return {"low": round(float(band[0]), 4), "high": round(float(band[1]), 4)}
+
+
+def engine_record(pooled: dict[str, st.Efficiency], pooled_band: tuple[float, float]) -> dict:
+    """The ``engines`` part of data/estimate_parameters.json: λ, each group's values, points
+    and band, and the held-out errors with the engine given and without."""
+    lam, scores, folds = choose_lambda(pooled)
+    train = training()
+    test = [s for s in samples() if s.held_out]
+    groups = fit_groups(train, pooled, lam)
+    bands = {}
+    for group in groups:
+        mine = np.array([group_of(s) == group for s in train])
+        if mine.sum() >= MIN_BAND_POINTS:
+            bands[group] = tuple(float(np.quantile(folds[mine], q)) for q in BAND_QUANTILES)
+    families: dict = {}
+    for group in sorted({group_of(s) for s in samples()}):
+        name, stack = group
+        tr = [s for s in train if group_of(s) == group]
+        te = [s for s in test if group_of(s) == group]
+        own = groups.get(group)
+        entry = {"train_points": len(tr), "train_setups": len({s.setup for s in tr}),
+                 "test_points": len(te), "test_setups": len({s.setup for s in te}),
+                 "own": own is not None,
+                 "parameters": None if own is None else
+                 dict(zip(st.PARAMETER_NAMES, (round(v, 6) for v in own.vector), strict=True)),
+                 "band": _band_text(bands.get(group, pooled_band)),
+                 "band_from": "own" if group in bands else "pooled"}
+        if own is None:
+            entry["fallback"] = ("no engine named" if name == UNKNOWN else
+                                 f"fewer than {MIN_SETUPS} training setups: the stack's values")
+        families.setdefault(name, {})[stack] = entry
+    with_engine = ratios(test, pooled, groups)
+    without = log_ratios(test, pooled)
+    inside_engine = np.array([bands.get(group_of(s), pooled_band)[0] <= r
+                              <= bands.get(group_of(s), pooled_band)[1]
+                              for s, r in zip(test, with_engine, strict=True)])
+    inside_pooled = (without >= pooled_band[0]) & (without <= pooled_band[1])
+    held_out = {}
+    for part, keep in (("all", lambda s: True), ("dense", lambda s: not is_moe(s)),
+                       ("moe", is_moe)):
+        mask = np.array([keep(s) for s in test])
+        items = [s for s, k in zip(test, mask, strict=True) if k]
+        held_out[part] = {"with_engine": _summary(with_engine[mask], items, inside_engine[mask]),
+                          "pooled": _summary(without[mask], items, inside_pooled[mask])}
+    return {
+        "lambda": lam if math.isfinite(lam) else "inf",
+        "lambda_grid": [x if math.isfinite(x) else "inf" for x in LAMBDAS],
+        "cv_median_abs_log": {("inf" if math.isinf(x) else f"{x:g}"): round(v, 4)
+                              for x, v in scores.items()},
+        "per_engine": list(PER_ENGINE),
+        "min_setups": MIN_SETUPS,
+        "min_band_points": MIN_BAND_POINTS,
+        "families": families,
+        "test": held_out,
+        "method": f"{', '.join(PER_ENGINE)} per engine family and stack, the others and each "
+                  "stack's values the pooled fit's; soft-L1 least squares on the family's "
+                  f"training points plus lambda*sum (ln p - ln p_stack)^2, lambda from "
+                  f"{len(LAMBDAS)} values by the least median |out-of-fold miss| over "
+                  f"{FOLDS} folds of training setups; families with fewer than {MIN_SETUPS} "
+                  "training setups take their stack's values; band: 0.1-0.9 quantiles of the "
+                  f"family's out-of-fold misses (at least {MIN_BAND_POINTS} points), else the "
+                  "pooled band",
     }
 
 

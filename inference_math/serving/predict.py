@@ -61,6 +61,7 @@ from ..fullmodel.spec_step import spec_latency_fn
 from ..presets.hardware import GPU
 from ..presets.layered import LayeredModel
 from ..presets.models import Model
+from .engines import check_engine
 
 MAX_MTP_TOKENS = 16  # accepted tokens per MTP step; beyond any published draft length
 KV_BITS = (1.0, 32.0)
@@ -142,6 +143,7 @@ class Deployment(Precisions):
     whole_degrees: bool = True
     dp_attention: bool = False  # attention data-parallel over the replica (module docstring)
     curve: str = DEFAULT_CURVE  # 'estimate', 'physical', 'limit' or 'paper' (module docstring)
+    engine: str | None = None  # an engine family's efficiencies (estimate only); None: pooled
 
     def __post_init__(self):
         of_kind("model", self.model, (Model, LayeredModel))
@@ -173,6 +175,7 @@ class Deployment(Precisions):
         if self.curve not in (*fm.RULES, "estimate"):
             raise DeploymentError("curve", f"must be one of estimate, {', '.join(fm.RULES)}, "
                                            f"got {self.curve!r}")
+        check_engine(self.engine, self.curve, DeploymentError)
         if self.dp_attention and self.curve == "paper":
             raise DeploymentError("dp_attention", "data-parallel attention is a layout of the "
                                                   "physical rules; the paper's curve has none")
@@ -342,7 +345,8 @@ def _branch(dep: Deployment, model, q: float, context: float, weight_bytes: floa
         from . import step_time as st
         return st.EstimateBranch(model, dep.gpu, q, context, weight_bytes,
                                  1.0 if prefill else None,
-                                 dep.kv_scale if model is dep.model else 1.0, st.fitted(dep.gpu))
+                                 dep.kv_scale if model is dep.model else 1.0,
+                                 st.fitted(dep.gpu, dep.engine))
     return fm.compile_branch(model, dep.gpu, dep.two_d, q, context, weight_bytes,
                              curve=dep.curve, logits=1.0 if prefill else None,
                              kv_scale=dep.kv_scale if model is dep.model else 1.0)
@@ -486,7 +490,7 @@ def _band(dep: Deployment, rate: float) -> dict:
     if dep.curve != "estimate":
         return {}
     from . import step_time as st
-    eff = st.fitted(dep.gpu)
+    eff = st.fitted(dep.gpu, dep.engine)
     return {"band_low": rate * math.exp(eff.band_low), "band_high": rate * math.exp(eff.band_high)}
 
 

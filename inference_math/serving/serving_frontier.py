@@ -39,6 +39,7 @@ from ..presets.hardware import GPU
 from ..presets.layered import LayeredModel
 from ..presets.models import Model
 from . import step_time as st
+from .engines import check_engine
 from .predict import Precisions
 
 BATCHES = np.unique(np.round(2.0 ** (np.arange(27) / 2)))
@@ -75,6 +76,7 @@ class Workload(Precisions):
     ttft_ms: float | None = None
     tpot_ms: float | None = None
     price: float | None = None
+    engine: str | None = None  # an engine family's efficiencies (estimate only); None: pooled
 
     def __post_init__(self):
         of_kind("model", self.model, (Model, LayeredModel))
@@ -88,6 +90,7 @@ class Workload(Precisions):
         if self.curve not in st.CURVES:
             raise ServeError("curve", f"must be one of {', '.join(st.CURVES)}, "
                                       f"got {self.curve!r}")
+        check_engine(self.engine, self.curve, ServeError)
         if self.kv_bits is not None and not 1 <= positive("kv_bits", self.kv_bits) <= 32:
             raise ServeError("kv_bits", f"must lie in [1, 32], got {self.kv_bits:g}")
         if self.weight_bits is not None:
@@ -403,7 +406,7 @@ def serving_frontier(work: Workload, eff=None) -> ServingFrontier:
     docstring), fastest per user first."""
     of_kind("workload", work, Workload)
     if work.curve == "estimate" and eff is None:
-        eff = st.fitted(work.gpu)
+        eff = st.fitted(work.gpu, work.engine)
     points = _disaggregated(work, eff) if work.disaggregated else _aggregated(work, eff)
     if not points:
         raise ServeError("model", _why_infeasible(work))
@@ -499,7 +502,7 @@ def evaluate_points(work: Workload, points, eff=None) -> dict[str, np.ndarray]:
     the same rules as :func:`serving_frontier` (0, 0 and infinity where a configuration no
     longer fits). Used by :mod:`.bands`."""
     if work.curve == "estimate" and eff is None:
-        eff = st.fitted(work.gpu)
+        eff = st.fitted(work.gpu, work.engine)
     decode = [p.decode for p in points]
     n, sigma, batch = (np.array([d[key] for d in decode], dtype=float)
                        for key in ("gpus", "dp", "batch"))
@@ -541,8 +544,8 @@ def evaluate_points(work: Workload, points, eff=None) -> dict[str, np.ndarray]:
 
 def _why_infeasible(work: Workload) -> str:
     largest = max(instance_sizes(work.gpu))
-    if work.disaggregated and _best_prefill(work, st.fitted(work.gpu) if work.curve == "estimate"
-                                            else None) is None:
+    eff = st.fitted(work.gpu, work.engine) if work.curve == "estimate" else None
+    if work.disaggregated and _best_prefill(work, eff) is None:
         return (f"no prefill pool of up to {largest:g} {work.gpu.name} GPUs meets the TTFT "
                 f"limit of {work.ttft_ms:g} ms" if work.ttft_ms is not None else
                 f"{work.model.name} does not fit in {largest:g} {work.gpu.name} GPUs")

@@ -85,11 +85,41 @@ def fitted_record() -> dict:
     return json.loads(path.read_text())
 
 
-def fitted(gpu) -> Efficiency:
-    """The fitted efficiencies of ``gpu``'s software stack (:func:`stack_of`) and the band."""
+def fitted(gpu, engine: str | None = None) -> Efficiency:
+    """The fitted efficiencies of ``gpu``'s software stack (:func:`stack_of`) and the band;
+    with ``engine`` (a family of :mod:`~inference_math.serving.engines`), that engine's own on
+    the stack when the fit gave it some (:func:`~inference_math.reality.estimate_fit.engine_record`), else the
+    stack's (None: the pooled estimate)."""
     record = fitted_record()
+    own = engine_entry(gpu, engine)
+    if own is not None and own["own"]:
+        return Efficiency(**own["parameters"], band_low=own["band"]["low"],
+                          band_high=own["band"]["high"])
     return Efficiency(**record["parameters"][stack_of(gpu)], band_low=record["band"]["low"],
                       band_high=record["band"]["high"])
+
+
+def engine_entry(gpu, engine: str | None) -> dict | None:
+    """What the fit by engine stored of ``engine`` on ``gpu``'s stack (points, setups, values,
+    band), or None (no engine, or no point of it on that stack)."""
+    if engine is None:
+        return None
+    families = fitted_record().get("engines", {}).get("families", {})
+    return families.get(engine, {}).get(stack_of(gpu))
+
+
+def engine_label(gpu, engine: str | None) -> str:
+    """How an output names the efficiencies it used: 'pooled', or the engine and whether it
+    has values of its own on ``gpu``'s stack."""
+    if engine is None:
+        return "pooled"
+    entry = engine_entry(gpu, engine)
+    stack = stack_of(gpu)
+    if entry is not None and entry["own"]:
+        return f"{engine} (own efficiencies on {stack}, {entry['train_setups']} training setups)"
+    setups = 0 if entry is None else entry["train_setups"]
+    return (f"{engine} (the pooled {stack} efficiencies: {setups} training setups on {stack}, "
+            "too few for its own)")
 
 
 def _step_fn():

@@ -1,0 +1,166 @@
+"""Engine families (serving/engines.py), the fit by engine (reality/estimate_fit.py), and the
+commands' --engine and ``engines``."""
+
+import json
+import math
+
+import numpy as np
+import pytest
+
+from inference_math.cli import main
+from inference_math.presets.hardware import get_gpu
+from inference_math.reality import estimate_fit as ef
+from inference_math.reality import measured_points as mp
+from inference_math.serving import engines as E
+from inference_math.serving import step_time as st
+
+#: The pooled estimate as it stood before the fit by engine (the book glues these): without an
+#: engine, nothing changes.
+POOLED = {
+    "cuda": {"t_fixed_s": 0.002909, "eta_mem": 0.87858, "beta_half_bytes": 50298571.19149,
+             "eta_flop": 0.345619, "m_half_tokens": 22.524834, "omega": 0.0},
+    "rocm": {"t_fixed_s": 2.2e-05, "eta_mem": 0.34265, "beta_half_bytes": 50298571.19149,
+             "eta_flop": 0.23048, "m_half_tokens": 22.524834, "omega": 0.0},
+}
+POOLED_BAND = (-1.2496, 0.4607)
+POOLED_TEST = {"points": 69, "setups": 14, "median_abs_log": 0.2208, "inside_band": 0.8261}
+
+
+def test_every_public_row_maps_to_a_family():
+    known = set(E.families()) | {E.UNKNOWN}
+    seen = {}
+    for point in mp.public_points():
+        name = E.family(point["engine"])
+        assert name in known, point["engine"]
+        seen[point["engine"]] = name
+    assert E.UNKNOWN not in seen.values(), [k for k, v in seen.items() if v == E.UNKNOWN]
+    assert seen["vLLM (ROCm)"] == seen["vLLM"] == "vLLM"
+    assert seen["TensorRT-LLM (PyTorch backend)"] == "TensorRT-LLM"
+    assert seen["SGLang + ATOM plugin (ROCm)"] == "SGLang + ATOM"
+    assert seen["ATOM (ROCm, AITER)"] == "ATOM"
+    assert seen["vLLM-Ascend"] == "vLLM-Ascend"
+
+
+@pytest.mark.parametrize("text, name", [
+    ("NVIDIA Dynamo (TensorRT-LLM backend)", "Dynamo + TensorRT-LLM"),
+    ("Dynamo + SGLang", "Dynamo + SGLang"), ("Dynamo", "Dynamo"),
+    ("DeepSeek inference system", "DeepSeek in-house"), ("", E.UNKNOWN), (None, E.UNKNOWN),
+    ("some engine", E.UNKNOWN)])
+def test_family_names(text, name):
+    assert E.family(text) == name
+
+
+def test_lookup_ignores_case_and_punctuation():
+    assert E.lookup("vllm") == "vLLM"
+    assert E.lookup("tensorrt_llm") == E.lookup("trtllm") == "TensorRT-LLM"
+    assert E.lookup("dynamo+sglang") == "Dynamo + SGLang"
+    assert E.lookup("nope") is None and E.lookup("") is None
+
+
+def test_without_an_engine_the_pooled_numbers_are_unchanged():
+    rec = st.fitted_record()
+    assert rec["parameters"] == POOLED
+    assert (rec["band"]["low"], rec["band"]["high"]) == POOLED_BAND
+    assert {k: rec["test"][k] for k in POOLED_TEST} == POOLED_TEST
+    for gpu in ("h100", "mi300x"):
+        g = get_gpu(gpu)
+        assert st.fitted(g) == st.fitted(g, None)
+        assert st.fitted(g).vector == tuple(POOLED[st.stack_of(g)].values())
+    # a family with no points of its own takes its stack's efficiencies and the pooled band
+    assert st.fitted(get_gpu("h100"), "Ollama") == st.fitted(get_gpu("h100"))
+
+
+def test_lambda_infinite_is_the_stack_fit():
+    """The penalty's limit: at λ = ∞ a family's values are its stack's; at a very large λ they
+    approach them."""
+    pooled = ef.stored()
+    train = ef.training()
+    group = [s for s in train if ef.group_of(s) == ("vLLM", "cuda")]
+    weights = ef._weights(train)[[k for k, s in enumerate(train)
+                                  if ef.group_of(s) == ("vLLM", "cuda")]]
+    assert ef.fit_group(group, pooled["cuda"], math.inf, weights) == pooled["cuda"]
+    near = ef.fit_group(group, pooled["cuda"], 1e7, weights)
+    for name in ef.PER_ENGINE:
+        assert math.isclose(getattr(near, name), getattr(pooled["cuda"], name), rel_tol=1e-3)
+
+
+def test_the_stored_engine_fit_is_what_the_method_gives():
+    """Refitting each family at the stored λ from the stored pooled fit reproduces the stored
+    values (2%, or 1e-3 absolute), and the held-out errors it reports."""
+    rec = st.fitted_record()["engines"]
+    lam = math.inf if rec["lambda"] == "inf" else rec["lambda"]
+    pooled = ef.stored()
+    groups = ef.fit_groups(ef.training(), pooled, lam)
+    stored = {(name, stack): entry for name, stacks in rec["families"].items()
+              for stack, entry in stacks.items() if entry["own"]}
+    assert set(groups) == set(stored) and len(groups) >= 3
+    for group, eff in groups.items():
+        for name in st.PARAMETER_NAMES:
+            assert math.isclose(getattr(eff, name), stored[group]["parameters"][name],
+                                rel_tol=0.02, abs_tol=1e-3), (group, name)
+        assert stored[group]["train_setups"] >= ef.MIN_SETUPS
+    test = [s for s in ef.samples() if s.held_out]
+    r = ef.ratios(test, pooled, groups)
+    assert math.isclose(float(np.median(np.abs(r))),
+                        rec["test"]["all"]["with_engine"]["median_abs_log"], abs_tol=0.01)
+    assert rec["test"]["all"]["pooled"]["median_abs_log"] == POOLED_TEST["median_abs_log"]
+
+
+def _run(capsys, *argv):
+    code = main(list(argv))
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+@pytest.mark.parametrize("command", [
+    ["serve", "--model", "llama-3-8b", "--gpu", "h100", "--input-len", "512",
+     "--output-len", "128"],
+    ["predict", "--model", "llama-3-8b", "--gpu", "h100", "--tp", "1", "--batch", "8",
+     "--input-len", "512", "--output-len", "128"],
+    ["frontier", "--model", "llama-3-8b", "--gpu", "h100"]])
+def test_unknown_engine_is_one_line_exit_2(capsys, command):
+    code, out, err = _run(capsys, *command, "--engine", "warp-drive")
+    assert code == 2 and not out
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and "--engine" in lines[0] and "vLLM" in lines[0]
+    assert "Traceback" not in err
+
+
+def test_engine_off_the_estimate_is_refused(capsys):
+    code, _, err = _run(capsys, "predict", "--model", "llama-3-8b", "--gpu", "h100", "--tp", "1",
+                        "--batch", "8", "--input-len", "512", "--output-len", "128",
+                        "--curve", "physical", "--engine", "vllm")
+    assert code == 2 and "--engine" in err and len(err.strip().splitlines()) == 1
+
+
+def test_outputs_name_the_engine(capsys):
+    base = ["predict", "--model", "llama-3-8b", "--gpu", "h100", "--tp", "1", "--batch", "8",
+            "--input-len", "512", "--output-len", "128", "--json"]
+    _, pooled, _ = _run(capsys, *base)
+    _, vllm, _ = _run(capsys, *base, "--engine", "vllm")
+    pooled, vllm = json.loads(pooled), json.loads(vllm)
+    assert pooled["engine"] == "pooled" and vllm["engine"] == "vLLM"
+    assert pooled["output_tokens_per_s_per_gpu"] != vllm["output_tokens_per_s_per_gpu"]
+    _, text, _ = _run(capsys, *base[:-1], "--engine", "TensorRT-LLM")
+    assert "engine: TensorRT-LLM" in text
+    _, text, _ = _run(capsys, "serve", "--model", "llama-3-8b", "--gpu", "h100", "--input-len",
+                      "512", "--output-len", "128", "--engine", "sglang")
+    assert "engine SGLang" in text.splitlines()[0]
+    _, rows, _ = _run(capsys, "serve", "--model", "llama-3-8b", "--gpu", "h100", "--input-len",
+                      "512", "--output-len", "128", "--json")
+    assert {row["engine"] for row in json.loads(rows)} == {"pooled"}
+
+
+def test_engines_command(capsys):
+    code, text, _ = _run(capsys, "engines")
+    assert code == 0
+    for name in ("TensorRT-LLM", "vLLM", "SGLang", "ATOM", "Dynamo"):
+        assert name in text
+    assert "held-out median factor" in text
+    code, out, _ = _run(capsys, "engines", "--json")
+    data = json.loads(out)
+    rows = {(r["engine"], r["stack"]): r for r in data["engines"]}
+    assert rows[("vLLM", "cuda")]["efficiencies"] == "own"
+    assert rows[("NVIDIA NIM", "cuda")]["efficiencies"] == "stack's"
+    assert rows[("NVIDIA NIM", "cuda")]["t_fixed_s"] == POOLED["cuda"]["t_fixed_s"]
+    assert sum(r["train_points"] + r["test_points"] for r in data["engines"]) == len(ef.samples())
