@@ -14,6 +14,7 @@ from inference_math.reality import measured_points as mp
 from inference_math.serving import engines as E
 from inference_math.serving import step_time as st
 
+
 def test_every_public_row_maps_to_a_family():
     known = set(E.families()) | {E.UNKNOWN}
     seen = {}
