@@ -15,7 +15,11 @@ from importlib import resources
 import numpy as np
 
 ERDIL = "erdil2025inference"
+AUSTIN = "austin2025scaling"
+POPE = "pope2022efficiently"
+MAZUREK = "mazurek2025llm"
 DATA = resources.files("inference_math") / "data"
+_GB = 1e9
 
 
 @dataclass(frozen=True)
@@ -247,12 +251,378 @@ def pricing_table1() -> Group:
         rows.append(Row(f"b={batch} output $/M", t1["output_per_m"][i], beta, 0, 0.005))
         wrong = "erratum-pricing-one-tokens-per-second-cell-of" if batch == 64 else None
         rows.append(Row(f"b={batch} tok/s", t1["tokens_per_s"][i], tok_s, 0, 0.01, wrong))
-    return Group("mazurek2025llm", "Table 1", "pricing-cost-table", tuple(rows),
+    return Group(MAZUREK, "Table 1", "pricing-cost-table", tuple(rows),
                  "prices per million tokens and tokens per second by batch size")
 
 
-GROUPS = (table1, figure1, square_root_law, takeaways, table2, table3, table4, table5, table6,
-          pricing_table1)
+
+# ---- Mazurek and Gabriel (2025), the counts of Llama 3.3 70B ("Counting a dense transformer") --
+
+def _llama33_shape() -> tuple[dict, int]:
+    """The post's config as exact shape symbols, and its bytes per weight."""
+    from ..core import symbols as S
+    from ..derivations import dense_economics as de
+
+    cfg = de.MAZUREK2025["config"]
+    shape = {S.d_model: cfg["hidden_size"], S.d_ff: cfg["intermediate_size"],
+             S.n_layers: cfg["num_hidden_layers"], S.n_q: cfg["num_attention_heads"],
+             S.n_kv: cfg["num_key_value_heads"], S.d_head: cfg["head_dim"],
+             S.vocab: cfg["vocab_size"]}
+    return shape, cfg["dtype_bytes"]
+
+
+def dense_parameters() -> Group:
+    from ..derivations import dense_economics as de
+
+    post = de.MAZUREK2025
+    shape, width = _llama33_shape()
+    n = int(de.total_params().rhs.subs(shape))
+    hbm = post["hbm_gb"] * _GB
+    rows = (
+        Row("parameters, billions", post["total_params"] / 1e9, n / 1e9, 0),
+        Row("bf16 weights, GB", post["weight_bytes"] / _GB, width * n / _GB, 0),
+        Row("two H100s filled, %", 100 * post["two_gpu_fraction_stated"],
+            100 * width * n / (2 * hbm), 0, 0.5),
+        Row("two H100s free, GB", post["two_gpu_free_gb_stated"], (2 * hbm - width * n) / _GB,
+            0, 1),
+    )
+    return Group(MAZUREK, "Parameters", "dense-counting-parameters", rows,
+                 "Llama 3.3 70B's weights and the two H100s they nearly fill")
+
+
+def dense_prefill_flops() -> Group:
+    from ..core import symbols as S
+    from ..derivations import dense_economics as de
+
+    post = de.MAZUREK2025
+    shape, _ = _llama33_shape()
+    total = de.prefill_flops().rhs.subs({**shape, S.seq_kv: post["prefill_tokens"]})
+    head = de.lm_head_flops(1).subs(shape)
+    per_layer = (total - head) / shape[S.n_layers]
+    rows = (
+        Row("prefill, TFLOP", post["prefill_flops_stated"] / 1e12, float(total) / 1e12, 1e-4),
+        Row("per layer, TFLOP", post["per_layer_flops_stated"] / 1e12, float(per_layer) / 1e12,
+            1e-4),
+        Row("LM head, GFLOP", post["lm_head_flops_stated"] / 1e9, float(head) / 1e9, 1e-4),
+    )
+    return Group(MAZUREK, "Prefill FLOPs", "dense-counting-prefill-flops", rows,
+                 f"a prompt of {post['prefill_tokens']:,} tokens")
+
+
+def dense_kv_cache() -> Group:
+    from ..core import symbols as S
+    from ..derivations import dense_economics as de
+    from ..derivations import kv_cache as kv
+
+    post = de.MAZUREK2025
+    shape, width = _llama33_shape()
+    values = {S.n_layers: shape[S.n_layers], S.n_kv: shape[S.n_kv], S.d_head: shape[S.d_head],
+              S.p_act: width}
+    seq = kv.sequence_bytes().rhs
+    short = float(seq.subs({**values, S.seq_kv: post["prefill_tokens"]}))
+    long = float(seq.subs({**values, S.seq_kv: post["kv_long_context"]}))
+    box = "erratum-dense-counting-decimal-and-binary-units-and-a"
+    rows = (
+        Row(f"{post['prefill_tokens']:,} tokens, MB", post["kv_mb_stated"], short / 1e6, 0, 0.5),
+        Row("same, draft, MB", post["kv_mb_draft"], short / 1e6, 0, 0.5, box),
+        Row(f"{post['kv_long_context']:,} tokens, GB", post["kv_long_gb_stated"], long / _GB, 0,
+            0.5, box),
+    )
+    return Group(MAZUREK, "KV cache", "dense-counting-kv-cache", rows,
+                 "the cache of one sequence, printed to whole MB and GB")
+
+
+
+# ---- Mazurek and Gabriel (2025), time (chapter "Prefill and decode") ---------------------------
+
+def prefill_decode_one_gpu() -> Group:
+    from ..derivations import dense_economics as de
+    from ..presets.models import get_model
+
+    post, llama = de.MAZUREK2025, get_model("llama-3.3-70b")
+    c1, b1 = post["h100_flops"], post["h100_bandwidth"]
+    weights = llama.weight_bytes * de.post_param_count(llama)
+    tokens = post["prefill_tokens"]
+    t_pre = float(de.prefill_flops_of(llama, tokens)) / c1
+    t_load = weights / b1
+    f_dec = float(de.decode_flops_of(llama, tokens))
+    t_dec_memory = (weights + llama.kv_bytes_per_token * tokens) / b1
+    rows = (
+        Row("prefill, s", post["prefill_time_stated_s"], t_pre, 0, 0.005),
+        Row("weight reads, s", post["load_time_stated_s"], t_load, 0, 0.005),
+        Row("prefill over reads", post["prefill_over_load_stated"], t_pre / t_load, 0, 0.1),
+        Row("decode, TFLOP", post["decode_tflops_stated"], f_dec / 1e12, 0, 0.005),
+        Row("decode arithmetic, ms", 1e3 * post["decode_compute_stated_s"], 1e3 * f_dec / c1,
+            0.05),
+        Row("decode reads, s", post["load_time_stated_s"], t_dec_memory, 0, 0.005),
+    )
+    return Group(MAZUREK, "One prompt", "prefill-decode-one-prompt", rows,
+                 f"a prompt of {tokens:,} tokens and its next token on one H100")
+
+
+def prefill_decode_tensor_parallel() -> Group:
+    from ..core import symbols as S
+    from ..core.numeric import compile_fn
+    from ..derivations import dense_economics as de
+    from ..presets.models import get_model
+
+    tp, llama = de.MAZUREK2025["tp"], get_model("llama-3.3-70b")
+    args = (S.n_reduce, S.p_act, S.d_model, S.n_layers, S.n_gpu, S.ici_bw)
+    t_tp = float(compile_fn(de.tp_overhead(), args)(
+        tp["syncs_per_layer"], tp["bytes"], llama.d_model, llama.layers, tp["n_gpu"],
+        tp["nvlink_bandwidth"]))
+    rows = (Row("all-reduces per token, µs", tp["stated_us"], 1e6 * t_tp, 0, 0.5),)
+    return Group(MAZUREK, "Tensor parallelism", "prefill-decode-tensor-parallelism", rows,
+                 f"the ideal NVLink transfers of one decoded token over {tp['n_gpu']} H100s")
+
+
+def prefill_decode_figure16() -> Group:
+    from ..derivations import dense_economics as de
+    from ..presets.models import get_model
+
+    tm, llama = de.MAZUREK2025["throughput_model"], get_model("llama-3.3-70b")
+    hw = de.post_hardware()
+    rows = []
+    for i, batch in enumerate(tm["batches"]):
+        run = de.simple_model(llama, batch, prompt=tm["prompt"], output=tm["output"], hardware=hw)
+        rows.append(Row(f"b={batch} tok/s", tm["total_tok_s"][i], run.tokens_per_s, 0, 0.05))
+        rows.append(Row(f"b={batch} per user", tm["per_request_tok_s"][i],
+                        run.per_request_tokens_per_s, 0, 0.05))
+    return Group(MAZUREK, "Fig. 16", "prefill-decode-time-model", tuple(rows),
+                 "the throughput of the post's time model on four H100s, printed to 0.1 tokens/s",
+                 "erratum-prefill-decode-the-saturation-of-fig-16-is")
+
+
+# ---- Austin et al. (2025), the roofline of a decoding step (chapter "The decode roofline") ----
+
+def _roofline():
+    """The chapter's step-time functions, of (b, kv bytes per token, context, p, N, chips, B, C)."""
+    from ..core import symbols as S
+    from ..core.numeric import compile_fn
+    from ..derivations import intensity
+
+    args = (S.b, S.kv_bytes, S.seq_kv, S.p, S.n_param, S.n_gpu, S.hbm_bw, S.flops)
+    return (compile_fn(intensity.step_time(), args),
+            compile_fn(intensity.step_time_min(), args[:-1]))
+
+
+def roofline_critical_batch() -> Group:
+    from ..core import symbols as S
+    from ..core.numeric import compile_fn
+    from ..derivations import intensity
+    from ..presets.hardware import get_gpu
+
+    src, v5e = intensity.AUSTIN2025, get_gpu("tpu-v5e")
+    bstar_fn = compile_fn(intensity.critical_batch(), (S.p, S.flops, S.hbm_bw))
+    rows = (
+        Row("b*, bf16", src["ridge_stated"], float(bstar_fn(2, v5e.flops(16), v5e.bandwidth())),
+            0.01),
+        Row("b*, int8 weights", src["b_crit_int8_weights_stated"],
+            float(bstar_fn(1, v5e.flops(16), v5e.bandwidth())), 0.01),
+        Row("b*, int8 × int8", src["b_crit_int8_int8_stated"],
+            float(bstar_fn(1, v5e.flops(8), v5e.bandwidth())), 0.02),
+    )
+    return Group(AUSTIN, "Critical batch", "decode-roofline-linear-operations", rows,
+                 "the batch at which a TPU v5e's matmuls turn compute bound")
+
+
+def roofline_attention() -> Group:
+    from ..core import symbols as S
+    from ..derivations import intensity
+
+    src = intensity.AUSTIN2025
+    # The source's own rounded chip intensity of 240 FLOP per byte, as the chapter checks it.
+    tokens = intensity.prefill_attention_length().rhs.subs(
+        {S.p_act: 2, S.flops: src["ridge_stated"], S.hbm_bw: 1})
+    rows = (Row("prefill tokens", src["prefill_tokens_stated"], float(tokens), 0),)
+    return Group(AUSTIN, "Attention", "decode-roofline-attention", rows,
+                 "the prompt length above which prefill attention is compute bound")
+
+
+def roofline_pop_quiz() -> Group:
+    from ..derivations import intensity
+    from ..presets.hardware import get_gpu
+
+    pq, v5e = intensity.AUSTIN2025["pop_quiz"], get_gpu("tpu-v5e")
+    step_fn, step_min_fn = _roofline()
+    hw = (pq["kv_bytes_per_token"], pq["context"], pq["weight_bytes"], pq["n_param"], pq["chips"],
+          pq["hbm_bw"])
+    (small, large), (ms_small, ms_large) = pq["batches"], pq["stated_ms"]
+    rows = (
+        Row(f"b={small} ms", ms_small, 1e3 * float(step_min_fn(small, *hw)), 0.05),
+        Row(f"b={large} ms", ms_large, 1e3 * float(step_fn(large, *hw, v5e.flops(16))), 0.03),
+    )
+    return Group(AUSTIN, "Pop quiz", "decode-roofline-pop-quiz", rows,
+                 "a 30-billion-parameter model on 16 TPU v5e, with the quiz's own bandwidth",
+                 "erratum-decode-roofline-two-bandwidths-for-one-chip")
+
+
+def roofline_appendix_a() -> Group:
+    from ..derivations import intensity
+    from ..presets.hardware import get_gpu
+
+    app, v5e = intensity.AUSTIN2025["appendix_a"], get_gpu("tpu-v5e")
+    _, step_min_fn = _roofline()
+    layer = float(step_min_fn(1, 0, 0, app["weight_bytes"], app["n_param"], app["shards"],
+                              v5e.bandwidth()))
+    rows = (Row("one layer, µs", app["stated_us"], 1e6 * layer, 0.01),)
+    return Group(AUSTIN, "Appendix A", "decode-roofline-appendix-a", rows,
+                 "the least latency of one feed-forward layer over 4 chips")
+
+
+# ---- Austin et al. (2025) and the notes on Pope et al. (2022) (chapter "KV-cache economics") --
+
+def _llama2_13b() -> tuple[dict, float]:
+    """LLaMA 2-13B's parameter counts and its bf16 cache of one sequence, as the chapter has them."""
+    from ..core import symbols as S
+    from ..core.numeric import compile_fn
+    from ..derivations import kv_cache as kv
+
+    shape, stated = kv.LLAMA2_13B, kv.LLAMA2_13B_STATED
+    d_ff = round(shape["ffw_multiplier"] * shape["d_model"])
+    counts = kv.parameter_counts(**{k: shape[k] for k in ("n_layers", "d_model", "n_q", "n_kv",
+                                                          "d_head", "vocab")},
+                                 d_ff=d_ff, tied=False)
+    seq_fn = compile_fn(kv.sequence_bytes(), (S.n_layers, S.n_kv, S.d_head, S.p_act, S.seq_kv))
+    seq = float(seq_fn(shape["n_layers"], shape["n_kv"], shape["d_head"],
+                       stated["bytes_per_element"], stated["context"]))
+    return counts, seq
+
+
+def kv_llama_memory() -> Group:
+    from ..derivations import kv_cache as kv
+
+    stated = kv.LLAMA2_13B_STATED
+    counts, seq = _llama2_13b()
+    weights = stated["bytes_per_param"] * counts["total"]
+    activation = stated["context"] * kv.LLAMA2_13B["d_model"] * stated["bytes_per_element"]
+    rows = [Row(f"{label}, billions", stated[key] / 1e9, counts[part] / 1e9, 0, 0.05)
+            for label, part, key in (("feed-forward", "ff", "ff_params"),
+                                     ("vocabulary", "embedding", "vocab_params"),
+                                     ("attention", "attention", "attention_params"))]
+    rows += [
+        Row("parameters, billions", stated["total_params"] / 1e9, counts["total"] / 1e9, 0.01),
+        Row("bf16 weights, GB", stated["weights_bytes"] / _GB, weights / _GB, 0.01),
+        Row("cache per sequence, GB", stated["kv_seq_bytes"] / _GB, seq / _GB, 0.01),
+        Row("caches exceeding weights", stated["sequences_exceeding_weights"],
+            float(np.ceil(weights / seq)), 0),
+        Row("prefill activation, MB", stated["prefill_activation_bytes"] / 1e6, activation / 1e6,
+            0.05),
+    ]
+    return Group(AUSTIN, "LLaMA 2-13B", "kv-cache-llama-2-13b", tuple(rows),
+                 "parameters printed to one decimal in billions, bf16 bytes in GB and MB")
+
+
+def _kv_table(kind: str, title: str, note: str) -> Group:
+    from ..core import symbols as S
+    from ..core.numeric import compile_fn
+    from ..derivations import kv_cache as kv
+    from ..presets.hardware import get_gpu
+
+    tables = kv.LLAMA2_13B_TABLES
+    src = tables[kind]
+    v5e = get_gpu("tpu-v5e")
+    _, seq = _llama2_13b()
+    shrink = 1.0
+    if kind == "gqa":
+        shrink = float(kv.gqa_ratio().rhs.subs({S.n_q: kv.LLAMA2_13B["n_q"], S.n_kv: src["n_kv"]}))
+    args = (S.b, S.kv_seq, S.p, S.n_param, S.n_gpu, S.hbm_bw)
+    step_fn = compile_fn(kv.step_time_per_sequence(), args)
+    rate_fn = compile_fn(kv.throughput_per_sequence(), args)
+    rows = [Row("cache per sequence, GB", src["kv_seq_gb"], seq / shrink / _GB, 0.01)]
+    # The source's own inputs: its rounded cache and weights (p = 1 with N in bytes), in GB.
+    inputs = (src["kv_seq_gb"] * _GB, 1, tables["params_gb"] * _GB, tables["n_chips"],
+              v5e.hbm_bandwidth)
+    for i, batch in enumerate(tables["batches"]):
+        rows.append(Row(f"b={batch} ms", src["step_ms"][i],
+                        1e3 * float(step_fn(batch, *inputs)), 0, 0.01 + 1e-9))
+        rows.append(Row(f"b={batch} tok/s", src["tokens_per_s"][i],
+                        float(rate_fn(batch, *inputs)), 0, 0.01 + 1e-9))
+    if kind == "mha":  # "We OOM beyond batch size 16", in the slice's 128 GiB
+        fit = kv.largest_batch(n_chips=tables["n_chips"], hbm_per_chip=tables["prose_hbm_gib"]
+                               * 2**30 / tables["n_chips"], n_params=tables["params_gb"] * _GB,
+                               bytes_per_param=1, kv_seq_bytes=src["kv_seq_gb"] * _GB)
+        rows.append(Row("largest batch", tables["oom_beyond"], fit, 0))
+    return Group(AUSTIN, title, "kv-cache-llama-tables", tuple(rows), note,
+                 "erratum-kv-cache-the-tables-are-in-gb-not")
+
+
+def kv_table_mha() -> Group:
+    return _kv_table("mha", "LLaMA 2-13B, first table",
+                     "step time and throughput on 8 TPU v5e, printed to two decimals")
+
+
+def kv_table_gqa() -> Group:
+    return _kv_table("gqa", "LLaMA 2-13B, second table",
+                     "the same with the cache shrunk five times by grouped-query attention")
+
+
+def kv_worked_problems() -> Group:
+    from ..core import symbols as S
+    from ..core.numeric import compile_fn
+    from ..derivations import kv_cache as kv
+    from ..presets.hardware import get_gpu
+
+    shape, q1, q2, q3, q5 = (kv.WORKED_MODEL, kv.WORKED_Q1, kv.WORKED_Q2, kv.WORKED_Q3,
+                             kv.WORKED_Q5)
+    v5e = get_gpu("tpu-v5e")
+    dense = kv.parameter_counts(**shape, tied=True)
+    per_token = kv.kv_bytes_per_token(n_layers=shape["n_layers"], n_kv=shape["n_kv"],
+                                      d_head=shape["d_head"], bytes_per_element=1)
+    seq = per_token * q2["context"]
+    fits = {n_kv: kv.largest_batch(n_chips=q2["n_chips"], hbm_per_chip=q2["hbm_per_chip"],
+                                   n_params=q2["param_bytes"], bytes_per_param=1,
+                                   kv_seq_bytes=seq * n_kv / shape["n_kv"])
+            for n_kv in (shape["n_kv"], 1)}
+    load_fn = compile_fn(kv.step_time_per_sequence().rhs.subs(S.b, 0),
+                         (S.p, S.n_param, S.n_gpu, S.hbm_bw))
+    load = float(load_fn(1, dense["total"], q3["n_chips"], v5e.hbm_bandwidth))
+    moe = kv.parameter_counts(**shape, tied=True, n_experts=q5["n_experts"],
+                              n_active=q5["n_active"])
+    bcrit_fn = compile_fn(kv.moe_critical_batch(), (S.b_star, S.n_experts, S.n_active))
+    rows = (
+        Row("Q1 parameters, billions", q1["params"] / 1e9, dense["total"] / 1e9, 0.005),
+        Row("Q1 int8 cache per token, kB", q1["kv_per_token_int8"] / 1e3, per_token / 1e3, 0.001),
+        Row("Q2 cache per sequence, GB", q2["kv_per_seq"] / _GB, seq / _GB, 0.005),
+        Row("Q2 largest batch", q2["answer"], fits[shape["n_kv"]], 0),
+        Row("Q2 same, one KV head", q2["answer_one_kv_head"], fits[1], 0, 1),
+        Row("Q3 weight load, ms", q3["answer_ms"], 1e3 * load, 0, 0.1),
+        Row("Q5 parameters, billions", q5["total_params"] / 1e9, moe["total"] / 1e9, 0.005),
+        # The source's 31.2 is not ours rounded to its digit (31.3): an erratum.
+        Row("Q5 active, billions", q5["active_params"] / 1e9, moe["active"] / 1e9, 0, 0.05,
+            "erratum-kv-cache-active-parameters-of-question-5"),
+        Row("Q5 critical batch", q5["moe_b_crit"],
+            float(bcrit_fn(q5["b_crit"], q5["n_experts"], q5["n_active"])), 0),
+    )
+    return Group(AUSTIN, "Worked problems", "kv-cache-worked-problems", rows,
+                 "the answers of the scaling book's problems, 2 to 5 from its later revision")
+
+
+def kv_pope_crossover() -> Group:
+    from ..derivations import kv_cache as kv
+
+    palm = kv.PALM_MEMORY
+    weights = palm["bytes_per_param"] * palm["n_param"]
+    equal = kv.cached_tokens_equal_to_params(
+        n_params=palm["n_param"], bytes_per_param=palm["bytes_per_param"],
+        n_layers=palm["n_layers"], n_kv=palm["n_kv"], d_head=palm["d_head"],
+        bytes_per_element=palm["bytes_per_element"])
+    box = "erratum-kv-cache-the-crossover-of-the-notes-on"
+    rows = (
+        Row("PaLM 540B weights, GB", palm["param_mem_gb"], weights / _GB, 1e-12),
+        Row("tokens B·S", palm["tokens"], equal, 0.01, erratum=box),
+        Row(f"batch at S={palm['context']}", palm["batch"], equal / palm["context"], 0.01,
+            erratum=box),
+    )
+    return Group(POPE, "Memory costs", "kv-cache-pope-crossover", rows,
+                 "PaLM 540B with one key-value head: where the cache weighs as much as the weights")
+
+
+GROUPS = (table1, figure1, square_root_law, takeaways, roofline_critical_batch, roofline_attention,
+          roofline_pop_quiz, roofline_appendix_a, kv_llama_memory, kv_table_mha, kv_table_gqa,
+          kv_worked_problems, kv_pope_crossover, dense_parameters, dense_prefill_flops,
+          dense_kv_cache, prefill_decode_one_gpu, prefill_decode_tensor_parallel,
+          prefill_decode_figure16, pricing_table1, table2, table3, table4, table5, table6)
 
 
 def groups() -> list[Group]:
@@ -285,6 +655,8 @@ def _number(x: float, source: float) -> str:
 def _tolerance(row: Row) -> str:
     if row.erratum:
         return f"{{ref}}`erratum <{row.erratum}>`"
+    if row.allowed <= 1e-9 * abs(row.reference):  # none, but for floating-point rounding
+        return "exact"
     if row.rel * abs(row.reference) >= row.abs:
         return f"±{100 * row.rel:g}%"
     return f"±{row.abs:g}"
