@@ -6,6 +6,7 @@ from __future__ import annotations
 import copy
 import json
 import re
+from fractions import Fraction
 from importlib import resources
 from pathlib import Path
 
@@ -13,8 +14,9 @@ import pytest
 
 from inference_math.book import errata
 from inference_math.book import reproduction as R
+from inference_math.derivations import deepseek_serving as ds
 from inference_math.derivations import dense_economics as de
-from inference_math.derivations import intensity
+from inference_math.derivations import intensity, sharding
 from inference_math.derivations import kv_cache as kv
 from inference_math.fullmodel import comparisons as C
 
@@ -180,6 +182,88 @@ def test_the_post_s_times_pair_its_values_with_the_time_model(monkeypatch):
         [2 * r.source for g in before for r in g.rows])
 
 
+SHARDING = (R.sharding_generation, R.sharding_question7, R.sharding_appendix_c,
+            R.sharding_elements, R.sharding_min_chips)
+# The printed results of the sharding chapter's sources, as against their inputs.
+SHARDING_PRINTED = ("gen_y_max", "gen_beta", "q7_t_coeff", "q7_crossover_printed", "appc_buffer",
+                    "appc_act_printed", "appc_divisor", "esti_crossover", "esti_min_chips")
+
+
+def test_the_sharding_rows_pair_the_printed_values_with_the_derivations(monkeypatch):
+    before = [make() for make in SHARDING]
+    assert all(r.holds() for g in before for r in g.rows)
+    scale = {"appc_buffer": 1e-3, "appc_act_printed": 1e-3}
+    assert [r.source for g in before for r in g.rows] == pytest.approx(
+        [sharding.QUOTED[k] * scale.get(k, 1) for k in SHARDING_PRINTED])
+    crossover = before[1].rows[1]
+    assert crossover.erratum and crossover.corrected == sharding.QUOTED["q7_crossover_later_rev"]
+    monkeypatch.setattr(sharding, "QUOTED", {
+        **sharding.QUOTED, **{k: 2 * sharding.QUOTED[k] for k in SHARDING_PRINTED if k != "gen_beta"}})
+    after = [make() for make in SHARDING]
+    # beta is also an input of Y_max; every other printed value changes only the source column
+    keep = [i for i, k in enumerate(SHARDING_PRINTED) if k not in ("gen_y_max", "gen_beta")]
+    ours_b = [r.ours for g in before for r in g.rows]
+    ours_a = [r.ours for g in after for r in g.rows]
+    src_b = [r.source for g in before for r in g.rows]
+    src_a = [r.source for g in after for r in g.rows]
+    assert [ours_a[i] for i in keep] == [ours_b[i] for i in keep]
+    assert [src_a[i] for i in keep] == pytest.approx([2 * src_b[i] for i in keep])
+    assert src_a[0] == 2 * src_b[0] and ours_a[0] == ours_b[0]
+
+
+DEEPSEEK = (R.deepseek_architecture, R.deepseek_mla_weights, R.deepseek_latent_cache,
+            R.deepseek_experts, R.deepseek_all_to_all, R.deepseek_dollars, R.deepseek_daily_profit)
+
+
+def _doubled_numbers(tree, keep=()):
+    """Every number of a nested mapping doubled (numeric strings too), except under ``keep``."""
+    if isinstance(tree, dict):
+        return {k: v if k in keep else _doubled_numbers(v, keep) for k, v in tree.items()}
+    if isinstance(tree, (list, tuple)):
+        return type(tree)(_doubled_numbers(v, keep) for v in tree)
+    if isinstance(tree, str):
+        return str(2 * Fraction(tree))
+    return 2 * tree if isinstance(tree, (int, float)) and not isinstance(tree, bool) else tree
+
+
+def test_the_deepseek_rows_pair_the_post_with_the_chapters_model(monkeypatch):
+    before = [make() for make in DEEPSEEK]
+    assert all(r.holds() for g in before for r in g.rows)
+    post = ds.POST
+    assert [r.source for r in before[1].rows][:8] == list(post["mla_mb"].values())
+    # The post's and the report's stated values doubled; the inputs the chapter computes from
+    # (precisions, layouts, rates, prices, token counts, the cache-limited batch's inputs) kept.
+    inputs = ("weight_bytes", "kv_element_bytes", "comm_layers", "comm_dispatch_bytes",
+              "comm_combine_bytes", "imbalance_gpus", "ep", "redundant", "kv_gb_per_gpu", "nodes",
+              "gpus_per_node", "kv_bytes", "context", "tok_s_per_gpu", "n_gpu", "batch_per_gpu",
+              "usd_per_gpu_hour", "input_btok", "cached_share", "usd_cached", "usd_miss",
+              "output_btok", "usd_output")
+    monkeypatch.setattr(ds, "POST", _doubled_numbers(post, inputs))
+    monkeypatch.setattr(ds, "DEEPSEEK_V3", {
+        **ds.DEEPSEEK_V3, **{k: 2 * ds.DEEPSEEK_V3[k]
+                             for k in ("published_total_params", "published_active_params")}})
+    after = [make() for make in DEEPSEEK]
+    assert [r.ours for g in after for r in g.rows] == [r.ours for g in before for r in g.rows]
+    assert [r.source for g in after for r in g.rows] == pytest.approx(
+        [2 * r.source for g in before for r in g.rows])
+
+
+def test_the_worked_problems_rows_read_the_later_revision(monkeypatch):
+    before = [R.worked_question3(), R.worked_question5()]
+    assert all(r.holds() for g in before for r in g.rows)
+    q3, q5 = kv.WORKED_Q3, kv.WORKED_Q5
+    assert [r.source for g in before for r in g.rows] == pytest.approx([
+        q3["variant_answer_ms"], q5["total_growth"], q5["active_params"] / 1e9,
+        q5["flop_per_param"] * q5["active_params"] / 1e9])
+    monkeypatch.setattr(kv, "WORKED_Q3", {**q3, "variant_answer_ms": 2 * q3["variant_answer_ms"]})
+    monkeypatch.setattr(kv, "WORKED_Q5", {**q5, "total_growth": 2 * q5["total_growth"],
+                                          "active_params": 2 * q5["active_params"]})
+    after = [R.worked_question3(), R.worked_question5()]
+    assert [r.ours for g in after for r in g.rows] == [r.ours for g in before for r in g.rows]
+    assert [r.source for g in after for r in g.rows] == pytest.approx(
+        [2 * r.source for g in before for r in g.rows])
+
+
 KV_GROUPS = (R.kv_llama_memory, R.kv_table_mha, R.kv_table_gqa, R.kv_worked_problems,
              R.kv_pope_crossover)
 
@@ -273,8 +357,7 @@ def _chapters_reading(pattern: str) -> set[str]:
 # the record yet. Adding rows for one removes it from this set; a new chapter with an erratum and
 # no row fails the test below.
 ERRATA_WITHOUT_ROWS = {
-    "deepseek_v3", "embeddings", "full_model", "long_context", "rl_rollouts", "sharding",
-    "worked_problems"}
+    "embeddings", "full_model", "long_context", "rl_rollouts"}
 
 
 def test_every_chapter_with_a_reproduction_table_or_an_erratum_is_represented(monkeypatch):

@@ -18,6 +18,8 @@ ERDIL = "erdil2025inference"
 AUSTIN = "austin2025scaling"
 POPE = "pope2022efficiently"
 MAZUREK = "mazurek2025llm"
+MAZUREK_MOE = "mazurek2025moe"
+DEEPSEEK = "deepseekai2024v3"
 DATA = resources.files("inference_math") / "data"
 _GB = 1e9
 
@@ -147,250 +149,6 @@ def takeaways() -> Group:
             float(scaling.halving_precision_speedup()), 0, 0.005),
     )
     return Group(ERDIL, "Takeaway 3", "latency-wall-speed-ups", rows, "printed as percentages")
-
-
-# ---- Erdil (2025), sections 4-5: the full model (Part III) -----------------------------------
-
-_FRONTIERS: dict = {}
-# (name, our attribute, the code's key, the paper's key, tolerance, printed decimals)
-_SPEED = ("tok/s", "tokens_per_s", "tokens_per_s_per_request", "tokens_per_s", 0.01, 0)
-_COST = ("$/Mtok", "usd_per_mtok", "usd_per_mtok", "usd_per_mtok", 0.02, 2)
-_GPUS = ("GPUs", "gpus", "gpus", "gpus", 0.05, 0)
-_BATCH = ("batch", "batch", "batch_size", "batch_size", 0.05, 0)
-_SHORT = {"Mixtral 8x22B 16-bit": "Mixtral", "Llama 3 70B 8-bit": "70B",
-          "Llama 3.1 405B 8-bit": "405B", "GPT-4 16-bit (speculative)": "GPT-4",
-          "DeepSeek-V3 8-bit": "DeepSeek", "Llama 3 70B (no spec dec)": "70B",
-          "Llama 3 70B (8B acceptance=0.8)": "70B spec.",
-          "Llama 3.1 405B (no spec dec)": "405B",
-          "Llama 3.1 405B (8B acceptance=0.8)": "405B spec."}
-SPEC_COMPARISON = "all_models_comparison_with_spec_dec"  # Tables 2 and 3
-
-
-def _frontier(comparison: str, label: str):
-    """One frontier of the paper's comparisons, computed once per process (and cached on disk
-    when the chapters' cache is on)."""
-    from ..fullmodel import comparisons as C
-    from ..fullmodel.search import frontier
-
-    if (comparison, label) not in _FRONTIERS:
-        _FRONTIERS[comparison, label] = frontier(C.settings(comparison)[label])
-    return _FRONTIERS[comparison, label]
-
-
-def _table(number: int, comparison: str, point: str, quantities, section: str, note: str,
-           erratum: str | None = None, rows_erratum: str | None = None,
-           short: dict | None = None) -> Group:
-    """One of the paper's Tables 2-6: each printed cell against our frontier's point.
-
-    ``rows_erratum``: every cell is wrong in the paper (the box says why); each is then checked
-    against the author's final code instead."""
-    from ..fullmodel import comparisons as C
-
-    printed = C.reference_json("tables_code_vs_paper")[f"table{number}"]["rows"]
-    rows = []
-    for label, entry in printed.items():
-        front = _frontier(comparison, label)
-        ours = front.max_speed() if point == "max_speed" else front.preferred(3.0)
-        code = C.reference_point(comparison, label, point)
-        for name, attr, code_key, paper_key, tol, decimals in quantities:
-            value = getattr(ours, attr)
-            extra = {}
-            if rows_erratum:
-                extra = {"erratum": rows_erratum, "corrected": float(code[code_key])}
-            rows.append(_paper_row(f"{(short or _SHORT).get(label, label)} {name}", entry["paper"][paper_key],
-                                   value, tol, decimals, **extra))
-    return Group(ERDIL, f"Table {number}", section, tuple(rows), note, erratum)
-
-
-def table2() -> Group:
-    return _table(2, SPEC_COMPARISON, "max_speed", (_SPEED, _GPUS), "todays-models-table-2",
-                  "the fastest each model can go")
-
-
-def table3() -> Group:
-    return _table(3, SPEC_COMPARISON, "pref_alpha3", (_SPEED, _COST, _GPUS, _BATCH),
-                  "todays-models-table-3", "the setups customers would choose",
-                  erratum="erratum-todays-models-table-3-uses-not")
-
-
-def table4() -> Group:
-    return _table(4, "gpus_comparison", "max_speed", (_SPEED, _GPUS), "gpu-generations-table-4",
-                  "Llama 3 70B's top speed on each GPU")
-
-
-def table5() -> Group:
-    return _table(5, "spec_dec_comparison", "pref_alpha3", (_SPEED, _COST, _GPUS, _BATCH),
-                  "speculative-decoding-table-5", "with and without speculative decoding",
-                  rows_erratum="erratum-speculative-decoding-table-5-comes-from-an-earlier")
-
-
-def table6() -> Group:
-    return _table(6, "quantization_comparison", "pref_alpha3", (_SPEED, _COST, _GPUS, _BATCH),
-                  "quantization-table-6", "Llama 3 70B with 4-, 8- and 16-bit weights",
-                  erratum="erratum-quantization-table-6-uses-not",
-                  short={f"Llama 3 70B {bits}-bit": f"{bits}-bit" for bits in (4, 8, 16)})
-
-
-# ---- Mazurek and Gabriel (2025), the cost of Llama 3.3 70B on H100s (chapter "Pricing") -----
-
-def pricing_table1() -> Group:
-    from ..core import symbols as S
-    from ..core.numeric import compile_fn
-    from ..derivations import dense_economics as de
-
-    post = de.MAZUREK2025
-    pr, t1, elapsed = post["pricing"], post["table1"], post["fig18_elapsed_s"]
-    price_fn = compile_fn(de.output_price(), (S.n_gpu, S.price, S.t_batch, S.b, S.t_prompt,
-                                               S.t_output, S.gamma_in))
-    rows = []
-    for i, batch in enumerate(t1["batch"]):
-        beta = 1e6 * float(price_fn(pr["n_gpu"], pr["gpu_price_per_hour"], elapsed[batch], batch,
-                                    pr["prompt"], pr["output"], pr["gamma"]))
-        tok_s = batch * (pr["prompt"] + pr["output"]) / elapsed[batch]
-        rows.append(Row(f"b={batch} input $/M", t1["input_per_m"][i], pr["gamma"] * beta, 0, 0.005))
-        rows.append(Row(f"b={batch} output $/M", t1["output_per_m"][i], beta, 0, 0.005))
-        wrong = "erratum-pricing-one-tokens-per-second-cell-of" if batch == 64 else None
-        rows.append(Row(f"b={batch} tok/s", t1["tokens_per_s"][i], tok_s, 0, 0.01, wrong))
-    return Group(MAZUREK, "Table 1", "pricing-cost-table", tuple(rows),
-                 "prices per million tokens and tokens per second by batch size")
-
-
-
-# ---- Mazurek and Gabriel (2025), the counts of Llama 3.3 70B ("Counting a dense transformer") --
-
-def _llama33_shape() -> tuple[dict, int]:
-    """The post's config as exact shape symbols, and its bytes per weight."""
-    from ..core import symbols as S
-    from ..derivations import dense_economics as de
-
-    cfg = de.MAZUREK2025["config"]
-    shape = {S.d_model: cfg["hidden_size"], S.d_ff: cfg["intermediate_size"],
-             S.n_layers: cfg["num_hidden_layers"], S.n_q: cfg["num_attention_heads"],
-             S.n_kv: cfg["num_key_value_heads"], S.d_head: cfg["head_dim"],
-             S.vocab: cfg["vocab_size"]}
-    return shape, cfg["dtype_bytes"]
-
-
-def dense_parameters() -> Group:
-    from ..derivations import dense_economics as de
-
-    post = de.MAZUREK2025
-    shape, width = _llama33_shape()
-    n = int(de.total_params().rhs.subs(shape))
-    hbm = post["hbm_gb"] * _GB
-    rows = (
-        Row("parameters, billions", post["total_params"] / 1e9, n / 1e9, 0),
-        Row("bf16 weights, GB", post["weight_bytes"] / _GB, width * n / _GB, 0),
-        Row("two H100s filled, %", 100 * post["two_gpu_fraction_stated"],
-            100 * width * n / (2 * hbm), 0, 0.5),
-        Row("two H100s free, GB", post["two_gpu_free_gb_stated"], (2 * hbm - width * n) / _GB,
-            0, 1),
-    )
-    return Group(MAZUREK, "Parameters", "dense-counting-parameters", rows,
-                 "Llama 3.3 70B's weights and the two H100s they nearly fill")
-
-
-def dense_prefill_flops() -> Group:
-    from ..core import symbols as S
-    from ..derivations import dense_economics as de
-
-    post = de.MAZUREK2025
-    shape, _ = _llama33_shape()
-    total = de.prefill_flops().rhs.subs({**shape, S.seq_kv: post["prefill_tokens"]})
-    head = de.lm_head_flops(1).subs(shape)
-    per_layer = (total - head) / shape[S.n_layers]
-    rows = (
-        Row("prefill, TFLOP", post["prefill_flops_stated"] / 1e12, float(total) / 1e12, 1e-4),
-        Row("per layer, TFLOP", post["per_layer_flops_stated"] / 1e12, float(per_layer) / 1e12,
-            1e-4),
-        Row("LM head, GFLOP", post["lm_head_flops_stated"] / 1e9, float(head) / 1e9, 1e-4),
-    )
-    return Group(MAZUREK, "Prefill FLOPs", "dense-counting-prefill-flops", rows,
-                 f"a prompt of {post['prefill_tokens']:,} tokens")
-
-
-def dense_kv_cache() -> Group:
-    from ..core import symbols as S
-    from ..derivations import dense_economics as de
-    from ..derivations import kv_cache as kv
-
-    post = de.MAZUREK2025
-    shape, width = _llama33_shape()
-    values = {S.n_layers: shape[S.n_layers], S.n_kv: shape[S.n_kv], S.d_head: shape[S.d_head],
-              S.p_act: width}
-    seq = kv.sequence_bytes().rhs
-    short = float(seq.subs({**values, S.seq_kv: post["prefill_tokens"]}))
-    long = float(seq.subs({**values, S.seq_kv: post["kv_long_context"]}))
-    box = "erratum-dense-counting-decimal-and-binary-units-and-a"
-    rows = (
-        Row(f"{post['prefill_tokens']:,} tokens, MB", post["kv_mb_stated"], short / 1e6, 0, 0.5),
-        Row("same, draft, MB", post["kv_mb_draft"], short / 1e6, 0, 0.5, box),
-        Row(f"{post['kv_long_context']:,} tokens, GB", post["kv_long_gb_stated"], long / _GB, 0,
-            0.5, box),
-    )
-    return Group(MAZUREK, "KV cache", "dense-counting-kv-cache", rows,
-                 "the cache of one sequence, printed to whole MB and GB")
-
-
-
-# ---- Mazurek and Gabriel (2025), time (chapter "Prefill and decode") ---------------------------
-
-def prefill_decode_one_gpu() -> Group:
-    from ..derivations import dense_economics as de
-    from ..presets.models import get_model
-
-    post, llama = de.MAZUREK2025, get_model("llama-3.3-70b")
-    c1, b1 = post["h100_flops"], post["h100_bandwidth"]
-    weights = llama.weight_bytes * de.post_param_count(llama)
-    tokens = post["prefill_tokens"]
-    t_pre = float(de.prefill_flops_of(llama, tokens)) / c1
-    t_load = weights / b1
-    f_dec = float(de.decode_flops_of(llama, tokens))
-    t_dec_memory = (weights + llama.kv_bytes_per_token * tokens) / b1
-    rows = (
-        Row("prefill, s", post["prefill_time_stated_s"], t_pre, 0, 0.005),
-        Row("weight reads, s", post["load_time_stated_s"], t_load, 0, 0.005),
-        Row("prefill over reads", post["prefill_over_load_stated"], t_pre / t_load, 0, 0.1),
-        Row("decode, TFLOP", post["decode_tflops_stated"], f_dec / 1e12, 0, 0.005),
-        Row("decode arithmetic, ms", 1e3 * post["decode_compute_stated_s"], 1e3 * f_dec / c1,
-            0.05),
-        Row("decode reads, s", post["load_time_stated_s"], t_dec_memory, 0, 0.005),
-    )
-    return Group(MAZUREK, "One prompt", "prefill-decode-one-prompt", rows,
-                 f"a prompt of {tokens:,} tokens and its next token on one H100")
-
-
-def prefill_decode_tensor_parallel() -> Group:
-    from ..core import symbols as S
-    from ..core.numeric import compile_fn
-    from ..derivations import dense_economics as de
-    from ..presets.models import get_model
-
-    tp, llama = de.MAZUREK2025["tp"], get_model("llama-3.3-70b")
-    args = (S.n_reduce, S.p_act, S.d_model, S.n_layers, S.n_gpu, S.ici_bw)
-    t_tp = float(compile_fn(de.tp_overhead(), args)(
-        tp["syncs_per_layer"], tp["bytes"], llama.d_model, llama.layers, tp["n_gpu"],
-        tp["nvlink_bandwidth"]))
-    rows = (Row("all-reduces per token, µs", tp["stated_us"], 1e6 * t_tp, 0, 0.5),)
-    return Group(MAZUREK, "Tensor parallelism", "prefill-decode-tensor-parallelism", rows,
-                 f"the ideal NVLink transfers of one decoded token over {tp['n_gpu']} H100s")
-
-
-def prefill_decode_figure16() -> Group:
-    from ..derivations import dense_economics as de
-    from ..presets.models import get_model
-
-    tm, llama = de.MAZUREK2025["throughput_model"], get_model("llama-3.3-70b")
-    hw = de.post_hardware()
-    rows = []
-    for i, batch in enumerate(tm["batches"]):
-        run = de.simple_model(llama, batch, prompt=tm["prompt"], output=tm["output"], hardware=hw)
-        rows.append(Row(f"b={batch} tok/s", tm["total_tok_s"][i], run.tokens_per_s, 0, 0.05))
-        rows.append(Row(f"b={batch} per user", tm["per_request_tok_s"][i],
-                        run.per_request_tokens_per_s, 0, 0.05))
-    return Group(MAZUREK, "Fig. 16", "prefill-decode-time-model", tuple(rows),
-                 "the throughput of the post's time model on four H100s, printed to 0.1 tokens/s",
-                 "erratum-prefill-decode-the-saturation-of-fig-16-is")
 
 
 # ---- Austin et al. (2025), the roofline of a decoding step (chapter "The decode roofline") ----
@@ -618,11 +376,533 @@ def kv_pope_crossover() -> Group:
                  "PaLM 540B with one key-value head: where the cache weighs as much as the weights")
 
 
+# ---- Austin et al. (2025), the worked problems again (chapter "Worked problems") -------------
+
+def worked_question3() -> Group:
+    from ..core import symbols as S
+    from ..core.numeric import compile_fn
+    from ..derivations import intensity
+    from ..derivations import kv_cache as kv
+
+    q3 = kv.WORKED_Q3
+    counts = kv.parameter_counts(**kv.WORKED_MODEL, tied=True)
+    load_fn = compile_fn(intensity.step_time_min().rhs.subs(S.b, 0),
+                         (S.p, S.n_param, S.n_gpu, S.hbm_bw))
+    at_variant = float(load_fn(1, counts["total"], q3["n_chips"], q3["variant_bw_per_chip"]))
+    rows = (Row(f"weight load at {q3['variant_bw_per_chip'] / 1e9:.0f} GB/s, ms",
+                q3["variant_answer_ms"], 1e3 * at_variant, 0, 0.1,
+                "erratum-worked-problems-two-printed-answers-neither-from-the"),)
+    return Group(AUSTIN, "Worked problems: question 3", "worked-problems-q3", rows,
+                 "another copy of the later revision, with a lower bandwidth")
+
+
+def worked_question5() -> Group:
+    from ..core import symbols as S
+    from ..core.numeric import compile_fn
+    from ..derivations import kv_cache as kv
+    from ..derivations import roofline
+
+    q5, shape = kv.WORKED_Q5, kv.WORKED_MODEL
+    dense = kv.parameter_counts(**shape, tied=True)
+    moe = kv.parameter_counts(**shape, tied=True, n_experts=q5["n_experts"],
+                              n_active=q5["n_active"])
+    fwd = (roofline.arithmetic_time() * S.flops).subs({S.n_param: S.n_active_param, S.b: S.seq_q})
+    per_token = float(compile_fn(fwd, (S.n_active_param, S.seq_q))(moe["active"], 1))
+    box = "erratum-worked-problems-the-active-parameters"
+    rows = (
+        Row("growth of all parameters", q5["total_growth"], moe["total"] / dense["total"], 0, 0.5),
+        Row("active, billions", q5["active_params"] / 1e9, moe["active"] / 1e9, 0, 0.05, box),
+        # The source's FLOPs per token, 2 × its 31.2e9 active parameters, inherit the slip.
+        Row("FLOPs per token, billions", q5["flop_per_param"] * q5["active_params"] / 1e9,
+            per_token / 1e9, 0, 0.05, box),
+    )
+    return Group(AUSTIN, "Worked problems: question 5", "worked-problems-q5", rows,
+                 "the worked model as a mixture of 16 experts, 2 of them active")
+
+
+# ---- Austin et al. (2025) and the notes on Pope et al. (2022) (chapter "How many chips") -------
+
+def sharding_generation() -> Group:
+    from ..core import symbols as S
+    from ..derivations import sharding
+    from ..presets.hardware import get_gpu
+
+    src = sharding.QUOTED
+    y_max = sharding.max_model_parallelism().rhs.subs(S.p_act, S.p).subs(
+        {S.d_ff: src["gen_d_ff"], S.b: src["gen_batch"], S.beta_bw: src["gen_beta"]})
+    rows = (
+        Row("largest Y", src["gen_y_max"], float(y_max), 0),
+        # "around 8" for the TPU v5e, with a link counted in both directions
+        Row("β of the TPU v5e", src["gen_beta"],
+            sharding.bandwidth_ratio(get_gpu("tpu-v5e"), 2), 0.15),
+    )
+    return Group(AUSTIN, "Generation", "sharding-model-parallelism", rows,
+                 "how far model parallelism goes before the network is the bottleneck")
+
+
+def sharding_question7() -> Group:
+    import sympy as sp
+
+    from ..core import symbols as S
+    from ..derivations import sharding
+
+    src = sharding.QUOTED
+    spec = sharding.optimum_2d_at_ratio(src["q7_f_over_d"])
+    # The coefficient of T*_2D at bf16, in units of b·d_model/(sqrt(N)·W_ici).
+    coeff = float(spec["t_star"].subs(S.p_act, 2) * sp.sqrt(S.n_gpu) * S.ici_bw
+                     / (S.b * S.d_model))
+    rows = (
+        Row("coefficient of T*", src["q7_t_coeff"], coeff, 0, 0.05),
+        Row("1-D/2-D crossover, chips", src["q7_crossover_printed"], float(spec["n_cross"]), 0,
+            erratum="erratum-sharding-the-q7-crossover-is-not-the",
+            corrected=float(src["q7_crossover_later_rev"])),
+    )
+    return Group(AUSTIN, "Question 7", "sharding-two-dimensions", rows,
+                 "2-D weight-stationary sharding at a feed-forward width of four model widths")
+
+
+def sharding_appendix_c() -> Group:
+    import sympy as sp
+
+    from ..core import symbols as S
+    from ..derivations import sharding
+
+    src = sharding.QUOTED
+    appc = {S.y_model: src["appc_shards"], S.ici_bw: int(src["appc_ici_bw"]),
+            S.t_hop: sp.Rational(1, 10**6)}
+    buffer = sharding.latency_bound_buffer().rhs.subs(appc)
+    acts = src["appc_batch"] * src["appc_d_model"] * src["appc_act_bytes"]
+    rows = (
+        Row("latency-bound buffer, kB", src["appc_buffer"] / 1e3, float(buffer) / 1e3, 0),
+        Row("int8 activations, kB", src["appc_act_printed"] / 1e3, acts / 1e3, 0.001),
+        Row("divisor of B·D", src["appc_divisor"], float((S.ici_bw * S.t_hop).subs(appc)), 0),
+    )
+    return Group(AUSTIN, "Appendix C", "sharding-latency-bound", rows,
+                 "when the collectives of decode are latency bound, on 8 TPU v5e")
+
+
+def sharding_elements() -> Group:
+    from ..derivations import sharding
+
+    src = sharding.QUOTED
+    rows = (Row("1-D/2-D crossover, chips", src["esti_crossover"],
+                float(sharding.printed_crossover_esti()), 0),)
+    return Group(POPE, "2D weight stationary", "sharding-elements", rows,
+                 "the chip count above which 2-D sharding moves fewer elements")
+
+
+def sharding_min_chips() -> Group:
+    from ..core import symbols as S
+    from ..derivations import sharding
+
+    src = sharding.QUOTED
+    values = {S.p: src["esti_bytes_per_weight"], S.n_param: int(src["esti_params"]),
+              S.hbm_cap: int(src["esti_chip_bytes"])}
+    chips = sharding.min_chips_for_weights().rhs.subs(values)
+    rows = (Row("fewest chips", src["esti_min_chips"], float(chips), 0),)
+    return Group(POPE, "Partitioning the MLP", "sharding-min-chips", rows,
+                 "540 billion int8 weights on chips of 32 GB")
+
+
+# ---- Mazurek and Gabriel (2025), the counts of Llama 3.3 70B ("Counting a dense transformer") --
+
+def _llama33_shape() -> tuple[dict, int]:
+    """The post's config as exact shape symbols, and its bytes per weight."""
+    from ..core import symbols as S
+    from ..derivations import dense_economics as de
+
+    cfg = de.MAZUREK2025["config"]
+    shape = {S.d_model: cfg["hidden_size"], S.d_ff: cfg["intermediate_size"],
+             S.n_layers: cfg["num_hidden_layers"], S.n_q: cfg["num_attention_heads"],
+             S.n_kv: cfg["num_key_value_heads"], S.d_head: cfg["head_dim"],
+             S.vocab: cfg["vocab_size"]}
+    return shape, cfg["dtype_bytes"]
+
+
+def dense_parameters() -> Group:
+    from ..derivations import dense_economics as de
+
+    post = de.MAZUREK2025
+    shape, width = _llama33_shape()
+    n = int(de.total_params().rhs.subs(shape))
+    hbm = post["hbm_gb"] * _GB
+    rows = (
+        Row("parameters, billions", post["total_params"] / 1e9, n / 1e9, 0),
+        Row("bf16 weights, GB", post["weight_bytes"] / _GB, width * n / _GB, 0),
+        Row("two H100s filled, %", 100 * post["two_gpu_fraction_stated"],
+            100 * width * n / (2 * hbm), 0, 0.5),
+        Row("two H100s free, GB", post["two_gpu_free_gb_stated"], (2 * hbm - width * n) / _GB,
+            0, 1),
+    )
+    return Group(MAZUREK, "Parameters", "dense-counting-parameters", rows,
+                 "Llama 3.3 70B's weights and the two H100s they nearly fill")
+
+
+def dense_prefill_flops() -> Group:
+    from ..core import symbols as S
+    from ..derivations import dense_economics as de
+
+    post = de.MAZUREK2025
+    shape, _ = _llama33_shape()
+    total = de.prefill_flops().rhs.subs({**shape, S.seq_kv: post["prefill_tokens"]})
+    head = de.lm_head_flops(1).subs(shape)
+    per_layer = (total - head) / shape[S.n_layers]
+    rows = (
+        Row("prefill, TFLOP", post["prefill_flops_stated"] / 1e12, float(total) / 1e12, 1e-4),
+        Row("per layer, TFLOP", post["per_layer_flops_stated"] / 1e12, float(per_layer) / 1e12,
+            1e-4),
+        Row("LM head, GFLOP", post["lm_head_flops_stated"] / 1e9, float(head) / 1e9, 1e-4),
+    )
+    return Group(MAZUREK, "Prefill FLOPs", "dense-counting-prefill-flops", rows,
+                 f"a prompt of {post['prefill_tokens']:,} tokens")
+
+
+def dense_kv_cache() -> Group:
+    from ..core import symbols as S
+    from ..derivations import dense_economics as de
+    from ..derivations import kv_cache as kv
+
+    post = de.MAZUREK2025
+    shape, width = _llama33_shape()
+    values = {S.n_layers: shape[S.n_layers], S.n_kv: shape[S.n_kv], S.d_head: shape[S.d_head],
+              S.p_act: width}
+    seq = kv.sequence_bytes().rhs
+    short = float(seq.subs({**values, S.seq_kv: post["prefill_tokens"]}))
+    long = float(seq.subs({**values, S.seq_kv: post["kv_long_context"]}))
+    box = "erratum-dense-counting-decimal-and-binary-units-and-a"
+    rows = (
+        Row(f"{post['prefill_tokens']:,} tokens, MB", post["kv_mb_stated"], short / 1e6, 0, 0.5),
+        Row("same, draft, MB", post["kv_mb_draft"], short / 1e6, 0, 0.5, box),
+        Row(f"{post['kv_long_context']:,} tokens, GB", post["kv_long_gb_stated"], long / _GB, 0,
+            0.5, box),
+    )
+    return Group(MAZUREK, "KV cache", "dense-counting-kv-cache", rows,
+                 "the cache of one sequence, printed to whole MB and GB")
+
+
+# ---- Mazurek and Gabriel (2025), time (chapter "Prefill and decode") ---------------------------
+
+def prefill_decode_one_gpu() -> Group:
+    from ..derivations import dense_economics as de
+    from ..presets.models import get_model
+
+    post, llama = de.MAZUREK2025, get_model("llama-3.3-70b")
+    c1, b1 = post["h100_flops"], post["h100_bandwidth"]
+    weights = llama.weight_bytes * de.post_param_count(llama)
+    tokens = post["prefill_tokens"]
+    t_pre = float(de.prefill_flops_of(llama, tokens)) / c1
+    t_load = weights / b1
+    f_dec = float(de.decode_flops_of(llama, tokens))
+    t_dec_memory = (weights + llama.kv_bytes_per_token * tokens) / b1
+    rows = (
+        Row("prefill, s", post["prefill_time_stated_s"], t_pre, 0, 0.005),
+        Row("weight reads, s", post["load_time_stated_s"], t_load, 0, 0.005),
+        Row("prefill over reads", post["prefill_over_load_stated"], t_pre / t_load, 0, 0.1),
+        Row("decode, TFLOP", post["decode_tflops_stated"], f_dec / 1e12, 0, 0.005),
+        Row("decode arithmetic, ms", 1e3 * post["decode_compute_stated_s"], 1e3 * f_dec / c1,
+            0.05),
+        Row("decode reads, s", post["load_time_stated_s"], t_dec_memory, 0, 0.005),
+    )
+    return Group(MAZUREK, "One prompt", "prefill-decode-one-prompt", rows,
+                 f"a prompt of {tokens:,} tokens and its next token on one H100")
+
+
+def prefill_decode_tensor_parallel() -> Group:
+    from ..core import symbols as S
+    from ..core.numeric import compile_fn
+    from ..derivations import dense_economics as de
+    from ..presets.models import get_model
+
+    tp, llama = de.MAZUREK2025["tp"], get_model("llama-3.3-70b")
+    args = (S.n_reduce, S.p_act, S.d_model, S.n_layers, S.n_gpu, S.ici_bw)
+    t_tp = float(compile_fn(de.tp_overhead(), args)(
+        tp["syncs_per_layer"], tp["bytes"], llama.d_model, llama.layers, tp["n_gpu"],
+        tp["nvlink_bandwidth"]))
+    rows = (Row("all-reduces per token, µs", tp["stated_us"], 1e6 * t_tp, 0, 0.5),)
+    return Group(MAZUREK, "Tensor parallelism", "prefill-decode-tensor-parallelism", rows,
+                 f"the ideal NVLink transfers of one decoded token over {tp['n_gpu']} H100s")
+
+
+def prefill_decode_figure16() -> Group:
+    from ..derivations import dense_economics as de
+    from ..presets.models import get_model
+
+    tm, llama = de.MAZUREK2025["throughput_model"], get_model("llama-3.3-70b")
+    hw = de.post_hardware()
+    rows = []
+    for i, batch in enumerate(tm["batches"]):
+        run = de.simple_model(llama, batch, prompt=tm["prompt"], output=tm["output"], hardware=hw)
+        rows.append(Row(f"b={batch} tok/s", tm["total_tok_s"][i], run.tokens_per_s, 0, 0.05))
+        rows.append(Row(f"b={batch} per user", tm["per_request_tok_s"][i],
+                        run.per_request_tokens_per_s, 0, 0.05))
+    return Group(MAZUREK, "Fig. 16", "prefill-decode-time-model", tuple(rows),
+                 "the throughput of the post's time model on four H100s, printed to 0.1 tokens/s",
+                 "erratum-prefill-decode-the-saturation-of-fig-16-is")
+
+
+# ---- Mazurek and Gabriel (2025), the cost of Llama 3.3 70B on H100s (chapter "Pricing") -----
+
+def pricing_table1() -> Group:
+    from ..core import symbols as S
+    from ..core.numeric import compile_fn
+    from ..derivations import dense_economics as de
+
+    post = de.MAZUREK2025
+    pr, t1, elapsed = post["pricing"], post["table1"], post["fig18_elapsed_s"]
+    price_fn = compile_fn(de.output_price(), (S.n_gpu, S.price, S.t_batch, S.b, S.t_prompt,
+                                               S.t_output, S.gamma_in))
+    rows = []
+    for i, batch in enumerate(t1["batch"]):
+        beta = 1e6 * float(price_fn(pr["n_gpu"], pr["gpu_price_per_hour"], elapsed[batch], batch,
+                                    pr["prompt"], pr["output"], pr["gamma"]))
+        tok_s = batch * (pr["prompt"] + pr["output"]) / elapsed[batch]
+        rows.append(Row(f"b={batch} input $/M", t1["input_per_m"][i], pr["gamma"] * beta, 0, 0.005))
+        rows.append(Row(f"b={batch} output $/M", t1["output_per_m"][i], beta, 0, 0.005))
+        wrong = "erratum-pricing-one-tokens-per-second-cell-of" if batch == 64 else None
+        rows.append(Row(f"b={batch} tok/s", t1["tokens_per_s"][i], tok_s, 0, 0.01, wrong))
+    return Group(MAZUREK, "Table 1", "pricing-cost-table", tuple(rows),
+                 "prices per million tokens and tokens per second by batch size")
+
+
+# ---- DeepSeek-V3, its report and Mazurek and Schreiber (2025) (chapter "MoE anatomy") ---------
+
+def deepseek_architecture() -> Group:
+    from ..derivations import deepseek_serving as ds
+
+    arch, counts = ds.DEEPSEEK_V3, ds.parameter_counts()
+    rows = (
+        Row("parameters, billions", arch["published_total_params"] / 1e9, counts["total"] / 1e9,
+            1e-3),
+        Row("active, billions", arch["published_active_params"] / 1e9, counts["active"] / 1e9,
+            0.02),
+    )
+    return Group(DEEPSEEK, "Parameters", "deepseek-v3-architecture", rows,
+                 "the published totals, against a count of the real layer mix")
+
+
+def deepseek_mla_weights() -> Group:
+    from ..derivations import deepseek_serving as ds
+
+    post = ds.POST
+    matrices = ds.mla_matrix_bytes()
+    per_layer = ds.mla_bytes_per_layer()
+    total = ds.DEEPSEEK_V3["n_layers"] * per_layer
+    rows = [Row(f"{name}, MB", stated, matrices[name] / 1e6, 0, 0.05)
+            for name, stated in post["mla_mb"].items()]
+    rows += [
+        Row("one layer, MB", post["mla_mb_per_layer"], per_layer / 1e6, 0, 0.1),
+        Row("all layers, GB", post["mla_gb"], total / _GB, 0, 0.05),
+        Row("copy per GPU, GB", post["mla_gb_dp_paragraph"], total / _GB, 0, 0.5,
+            "erratum-deepseek-v3-approximately-10-gb-of-mla-weights"),
+    ]
+    return Group(MAZUREK_MOE, "MLA weights", "deepseek-v3-mla-weights", tuple(rows),
+                 "the attention matrices in FP8, printed to 0.1 MB")
+
+
+def deepseek_latent_cache() -> Group:
+    from ..derivations import deepseek_serving as ds
+    from ..derivations import kv_cache as kv
+
+    post, lim = ds.POST, ds.POST["kv_limit"]
+    token = ds.kv_bytes_per_token(ds.DEEPSEEK_V3["n_layers"], post["kv_element_bytes"])
+    other = {key: kv.kv_bytes_per_token(**cfg) for key, cfg in ds.KV_COMPARISON.items()}
+    batch = ds.kv_limited_batch(lim["nodes"] * lim["gpus_per_node"], lim["kv_gb_per_gpu"] * _GB,
+                                lim["kv_bytes"], lim["context"])
+    rows = (
+        Row("DeepSeek-V3, kB per token", post["kv_kb"], token / 1e3, 0, 1),
+        Row("Llama 3.1 405B, kB per token", post["kv_kb_llama_405b"],
+            other["llama-3.1-405b"] / 1e3, 0, 1),
+        Row("Qwen3 32B, kB per token", post["kv_kb_qwen3_32b"], other["qwen3-32b"] / 1e3, 0, 1,
+            "erratum-deepseek-v3-the-cache-of-qwen3-32b"),
+        Row(f"batch at {lim['context']:,} tokens", lim["batch"], batch, 0, 0.5),
+    )
+    return Group(MAZUREK_MOE, "Latent cache", "deepseek-v3-latent-cache", rows,
+                 "bytes per token of context, and the batch whose caches fill 32 H100s")
+
+
+def deepseek_experts() -> Group:
+    from ..derivations import deepseek_serving as ds
+
+    post, arch, counts = ds.POST, ds.DEEPSEEK_V3, ds.parameter_counts()
+    expert = ds.expert_bytes_value()
+    dense_layer = ds.expert_bytes_value(arch["d_ff_dense"])
+    act_ep = (post["comm_dispatch_bytes"] + post["comm_combine_bytes"]) * arch["d_model"] \
+        * arch["n_layers"]
+    per_layer = ds.mla_bytes_per_layer()
+    gpus = np.arange(1, 257)
+    ep = np.array([ds.ep_bytes_per_gpu_value(int(n)) for n in gpus])
+    crossing = int(gpus[np.argmax(ep < arch["n_layers"] * per_layer)])
+    box = "erratum-deepseek-v3-the-expert-numbers"
+    rows = (
+        Row("one expert, MB", post["expert_mb"], expert / 1e6, 0, 0.5, box),
+        Row("one dense layer, MB", post["dense_layer_mb"], dense_layer / 1e6, 0.03),
+        Row("dense layers, GB", post["dense_gb"], arch["n_dense"] * dense_layer / _GB, 0.03),
+        Row("embeddings, GB", post["embeddings_gb"], ds.embedding_bytes() / _GB, 0.03),
+        Row("expert layers, billions", post["expert_layer_params"] / 1e9,
+            counts["experts"] / 1e9, 0, 0.5, box),
+        Row("expert layers, % of all", 100 * post["expert_layer_share"],
+            100 * counts["experts"] / counts["total"], 0, 0.05, box),
+        Row("expert activations, MB", post["act_ep_mb"], act_ep / 1e6, 0, 0.05, box),
+        # "in configurations exceeding 64 GPUs" the MLA weights outweigh a GPU's experts
+        Row("MLA outweighs experts above, GPUs", post["mla_exceeds_experts_above_gpus"],
+            crossing - 1, 0),
+        Row("routed experts per GPU, prefill", post["deepseek_prefill"]["routed_per_gpu"],
+            ds.routed_experts_per_gpu(post["deepseek_prefill"]["ep"],
+                                      post["deepseek_prefill"]["redundant"]), 0),
+        Row("routed experts per GPU, decode", post["deepseek_decode"]["routed_per_gpu"],
+            ds.routed_experts_per_gpu(post["deepseek_decode"]["ep"],
+                                      post["deepseek_decode"]["redundant"]), 0),
+    )
+    return Group(MAZUREK_MOE, "Experts", "deepseek-v3-experts", rows,
+                 "the FP8 bytes of experts, dense layers and embeddings, and how they are spread")
+
+
+def deepseek_all_to_all() -> Group:
+    from ..derivations import deepseek_serving as ds
+
+    post = ds.POST
+    coefficient = ds.a2a_bytes_value(1, 1, post["comm_layers"])
+    rows = (
+        Row("bytes per token, GB", post["comm_gb"], coefficient / _GB, 0, 0.00005),
+        Row("shared-expert imbalance", post["imbalance_stated"],
+            float(ds.imbalance_factor(post["imbalance_gpus"])), 0, 0.1),
+    )
+    return Group(MAZUREK_MOE, "All-to-all", "deepseek-v3-all-to-all", rows,
+                 "the traffic of expert parallelism over all layers, and the load of 16 GPUs")
+
+
+def deepseek_dollars() -> Group:
+    from fractions import Fraction
+
+    from ..derivations import deepseek_serving as ds
+
+    eco, pi = ds.POST["economics"], ds.POST["prime_intellect"]
+    rows = (
+        Row("tokens per day, billions", eco["tokens_day_b"],
+            ds.daily_tokens(eco["tok_s_per_gpu"], eco["n_gpu"]) / 1e9, 0, 0.05),
+        Row("tok/s per user", eco["req_tok_s"],
+            ds.request_rate_value(eco["tok_s_per_gpu"], eco["batch_per_gpu"]), 0, 0.05),
+        Row(f"{eco['n_gpu']} GPUs a day, $", eco["cost_day"], eco["n_gpu"] * eco["usd_per_gpu_hour"]
+            * ds.HOURS_PER_DAY, 0),
+        Row("$/Mtok", eco["usd_per_mtok"],
+            ds.cost_per_mtok(eco["tok_s_per_gpu"], eco["usd_per_gpu_hour"]), 0, 0.005),
+        Row(f"{pi['n_gpu']} GPUs a day, $", pi["usd_day"], float(Fraction(pi["usd_per_gpu_hour"])
+                                                        * pi["n_gpu"] * ds.HOURS_PER_DAY), 0, 0.5),
+    )
+    return Group(MAZUREK_MOE, "Tokens to dollars", "deepseek-v3-dollars", rows,
+                 "SGLang's measured rate on 72 H100s at $2 an hour, and a rented cluster of 64")
+
+
+def deepseek_daily_profit() -> Group:
+    from fractions import Fraction
+
+    from ..derivations import deepseek_serving as ds
+
+    orr = ds.POST["openrouter"]
+    rev = ds.revenue(orr["input_btok"], orr["cached_share"], orr["usd_cached"], orr["usd_miss"],
+                     orr["output_btok"], orr["usd_output"])
+    stated = dict(zip(("cached_input", "miss_input", "output"), orr["parts"], strict=True))
+    stated["total"] = orr["total"]
+    rows = tuple(Row(f"{label}, $", float(Fraction(stated[key])), float(rev[key]), 0)
+                 for key, label in (("cached_input", "cached input"),
+                                    ("miss_input", "other input"), ("output", "output"),
+                                    ("total", "total")))
+    return Group(MAZUREK_MOE, "Daily Profit", "deepseek-v3-missing-tokens", rows,
+                 "what DeepSeek V3.1's OpenRouter tokens of a day bring in, to the cent",
+                 "erratum-deepseek-v3-daily-profit-is-revenue")
+
+
+# ---- Erdil (2025), sections 4-5: the full model (Part III) -----------------------------------
+
+_FRONTIERS: dict = {}
+# (name, our attribute, the code's key, the paper's key, tolerance, printed decimals)
+_SPEED = ("tok/s", "tokens_per_s", "tokens_per_s_per_request", "tokens_per_s", 0.01, 0)
+_COST = ("$/Mtok", "usd_per_mtok", "usd_per_mtok", "usd_per_mtok", 0.02, 2)
+_GPUS = ("GPUs", "gpus", "gpus", "gpus", 0.05, 0)
+_BATCH = ("batch", "batch", "batch_size", "batch_size", 0.05, 0)
+_SHORT = {"Mixtral 8x22B 16-bit": "Mixtral", "Llama 3 70B 8-bit": "70B",
+          "Llama 3.1 405B 8-bit": "405B", "GPT-4 16-bit (speculative)": "GPT-4",
+          "DeepSeek-V3 8-bit": "DeepSeek", "Llama 3 70B (no spec dec)": "70B",
+          "Llama 3 70B (8B acceptance=0.8)": "70B spec.",
+          "Llama 3.1 405B (no spec dec)": "405B",
+          "Llama 3.1 405B (8B acceptance=0.8)": "405B spec."}
+SPEC_COMPARISON = "all_models_comparison_with_spec_dec"  # Tables 2 and 3
+
+
+def _frontier(comparison: str, label: str):
+    """One frontier of the paper's comparisons, computed once per process (and cached on disk
+    when the chapters' cache is on)."""
+    from ..fullmodel import comparisons as C
+    from ..fullmodel.search import frontier
+
+    if (comparison, label) not in _FRONTIERS:
+        _FRONTIERS[comparison, label] = frontier(C.settings(comparison)[label])
+    return _FRONTIERS[comparison, label]
+
+
+def _table(number: int, comparison: str, point: str, quantities, section: str, note: str,
+           erratum: str | None = None, rows_erratum: str | None = None,
+           short: dict | None = None) -> Group:
+    """One of the paper's Tables 2-6: each printed cell against our frontier's point.
+
+    ``rows_erratum``: every cell is wrong in the paper (the box says why); each is then checked
+    against the author's final code instead."""
+    from ..fullmodel import comparisons as C
+
+    printed = C.reference_json("tables_code_vs_paper")[f"table{number}"]["rows"]
+    rows = []
+    for label, entry in printed.items():
+        front = _frontier(comparison, label)
+        ours = front.max_speed() if point == "max_speed" else front.preferred(3.0)
+        code = C.reference_point(comparison, label, point)
+        for name, attr, code_key, paper_key, tol, decimals in quantities:
+            value = getattr(ours, attr)
+            extra = {}
+            if rows_erratum:
+                extra = {"erratum": rows_erratum, "corrected": float(code[code_key])}
+            rows.append(_paper_row(f"{(short or _SHORT).get(label, label)} {name}", entry["paper"][paper_key],
+                                   value, tol, decimals, **extra))
+    return Group(ERDIL, f"Table {number}", section, tuple(rows), note, erratum)
+
+
+def table2() -> Group:
+    return _table(2, SPEC_COMPARISON, "max_speed", (_SPEED, _GPUS), "todays-models-table-2",
+                  "the fastest each model can go")
+
+
+def table3() -> Group:
+    return _table(3, SPEC_COMPARISON, "pref_alpha3", (_SPEED, _COST, _GPUS, _BATCH),
+                  "todays-models-table-3", "the setups customers would choose",
+                  erratum="erratum-todays-models-table-3-uses-not")
+
+
+def table4() -> Group:
+    return _table(4, "gpus_comparison", "max_speed", (_SPEED, _GPUS), "gpu-generations-table-4",
+                  "Llama 3 70B's top speed on each GPU")
+
+
+def table5() -> Group:
+    return _table(5, "spec_dec_comparison", "pref_alpha3", (_SPEED, _COST, _GPUS, _BATCH),
+                  "speculative-decoding-table-5", "with and without speculative decoding",
+                  rows_erratum="erratum-speculative-decoding-table-5-comes-from-an-earlier")
+
+
+def table6() -> Group:
+    return _table(6, "quantization_comparison", "pref_alpha3", (_SPEED, _COST, _GPUS, _BATCH),
+                  "quantization-table-6", "Llama 3 70B with 4-, 8- and 16-bit weights",
+                  erratum="erratum-quantization-table-6-uses-not",
+                  short={f"Llama 3 70B {bits}-bit": f"{bits}-bit" for bits in (4, 8, 16)})
+
+
 GROUPS = (table1, figure1, square_root_law, takeaways, roofline_critical_batch, roofline_attention,
           roofline_pop_quiz, roofline_appendix_a, kv_llama_memory, kv_table_mha, kv_table_gqa,
-          kv_worked_problems, kv_pope_crossover, dense_parameters, dense_prefill_flops,
-          dense_kv_cache, prefill_decode_one_gpu, prefill_decode_tensor_parallel,
-          prefill_decode_figure16, pricing_table1, table2, table3, table4, table5, table6)
+          kv_worked_problems, kv_pope_crossover, sharding_generation, sharding_question7,
+          sharding_appendix_c, sharding_elements, sharding_min_chips, worked_question3,
+          worked_question5, dense_parameters, dense_prefill_flops, dense_kv_cache,
+          prefill_decode_one_gpu, prefill_decode_tensor_parallel, prefill_decode_figure16,
+          pricing_table1, deepseek_architecture, deepseek_mla_weights, deepseek_latent_cache,
+          deepseek_experts, deepseek_all_to_all, deepseek_dollars, deepseek_daily_profit, table2,
+          table3, table4, table5, table6)
 
 
 def groups() -> list[Group]:
