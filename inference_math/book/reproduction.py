@@ -19,6 +19,8 @@ AUSTIN = "austin2025scaling"
 POPE = "pope2022efficiently"
 MAZUREK = "mazurek2025llm"
 MAZUREK_MOE = "mazurek2025moe"
+MAZUREK_EMB = "mazurek2025embeddings"
+MAZUREK_EXP = "mazurek2025experience"
 DEEPSEEK = "deepseekai2024v3"
 DATA = resources.files("inference_math") / "data"
 _GB = 1e9
@@ -709,10 +711,10 @@ def deepseek_latent_cache() -> Group:
     batch = ds.kv_limited_batch(lim["nodes"] * lim["gpus_per_node"], lim["kv_gb_per_gpu"] * _GB,
                                 lim["kv_bytes"], lim["context"])
     rows = (
-        Row("DeepSeek-V3, kB per token", post["kv_kb"], token / 1e3, 0, 1),
-        Row("Llama 3.1 405B, kB per token", post["kv_kb_llama_405b"],
+        Row("DeepSeek-V3, kB/token", post["kv_kb"], token / 1e3, 0, 1),
+        Row("Llama 3.1 405B, kB/token", post["kv_kb_llama_405b"],
             other["llama-3.1-405b"] / 1e3, 0, 1),
-        Row("Qwen3 32B, kB per token", post["kv_kb_qwen3_32b"], other["qwen3-32b"] / 1e3, 0, 1,
+        Row("Qwen3 32B, kB/token", post["kv_kb_qwen3_32b"], other["qwen3-32b"] / 1e3, 0, 1,
             "erratum-deepseek-v3-the-cache-of-qwen3-32b"),
         Row(f"batch at {lim['context']:,} tokens", lim["batch"], batch, 0, 0.5),
     )
@@ -744,12 +746,12 @@ def deepseek_experts() -> Group:
             100 * counts["experts"] / counts["total"], 0, 0.05, box),
         Row("expert activations, MB", post["act_ep_mb"], act_ep / 1e6, 0, 0.05, box),
         # "in configurations exceeding 64 GPUs" the MLA weights outweigh a GPU's experts
-        Row("MLA outweighs experts above, GPUs", post["mla_exceeds_experts_above_gpus"],
+        Row("MLA heavier above, GPUs", post["mla_exceeds_experts_above_gpus"],
             crossing - 1, 0),
-        Row("routed experts per GPU, prefill", post["deepseek_prefill"]["routed_per_gpu"],
+        Row("experts per GPU, prefill", post["deepseek_prefill"]["routed_per_gpu"],
             ds.routed_experts_per_gpu(post["deepseek_prefill"]["ep"],
                                       post["deepseek_prefill"]["redundant"]), 0),
-        Row("routed experts per GPU, decode", post["deepseek_decode"]["routed_per_gpu"],
+        Row("experts per GPU, decode", post["deepseek_decode"]["routed_per_gpu"],
             ds.routed_experts_per_gpu(post["deepseek_decode"]["ep"],
                                       post["deepseek_decode"]["redundant"]), 0),
     )
@@ -790,7 +792,7 @@ def deepseek_dollars() -> Group:
                                                         * pi["n_gpu"] * ds.HOURS_PER_DAY), 0, 0.5),
     )
     return Group(MAZUREK_MOE, "Tokens to dollars", "deepseek-v3-dollars", rows,
-                 "SGLang's measured rate on 72 H100s at $2 an hour, and a rented cluster of 64")
+                 "SGLang's measured rate on 72 H100s at 2 USD an hour, and a rented cluster of 64")
 
 
 def deepseek_daily_profit() -> Group:
@@ -812,7 +814,274 @@ def deepseek_daily_profit() -> Group:
                  "erratum-deepseek-v3-daily-profit-is-revenue")
 
 
+# ---- Mazurek (2025), embeddings (chapter "Why embeddings are cheap") -------------------------
+
+def _embeddings():
+    from ..derivations import embeddings as E
+    from ..presets.models import get_model
+
+    return E, E.MAZUREK2025_EMBEDDINGS, E.shape_of(get_model("qwen3-embedding-8b"))
+
+
+def embeddings_prices() -> Group:
+    _, post, _ = _embeddings()
+    wiki = post["wikipedia"]
+    wiki_usd = float(wiki["words"] * wiki["tokens_per_word"] * post["prices"]["ada_002"] / 10**6)
+    rows = (Row("Wikipedia at ada's price, $", wiki["usd_stated"], wiki_usd, 0.01),)
+    return Group(MAZUREK_EMB, "Prices", "embeddings-intro", rows,
+                 "what embedding the English Wikipedia costs at OpenAI's price")
+
+
+def embeddings_forward_pass() -> Group:
+    E, post, qwen = _embeddings()
+    flops = E.flops_per_embedding(post["seq_len"], shape=qwen)
+    rows = (
+        Row(f"FLOPs at {post['seq_len']} tokens, TFLOP", post["flops_stated"] / 1e12, flops / 1e12,
+            5e-3),
+        Row("weights, GB", post["weights_gb_stated"],
+            post["n_params_stated"] * post["bytes_per_param"] / _GB, 0, 1e-9),
+    )
+    return Group(MAZUREK_EMB, "One forward pass", "embeddings-forward-pass", rows,
+                 "Qwen3-Embedding-8B counted with the post's coefficients",
+                 "erratum-embeddings-the-feed-forward-coefficient")
+
+
+def embeddings_weights_arithmetic() -> Group:
+    E, post, qwen = _embeddings()
+    one = E.embedding_pass(post["seq_len"], 1, chip_flops=post["h100_flops_measured"],
+                           chip_bandwidth=post["h100_bandwidth"], n_params=post["n_params_stated"],
+                           shape=qwen)
+    marketing = post["clock_hz"] * post["tensor_cores"] * post["flop_per_instruction"]
+    box = "erratum-embeddings-the-compute-time-and-the-embedding"
+    rows = (
+        Row("weight reads, s", post["t_mem_stated_s"], one["t_mem"], 0, 1e-4),
+        Row("arithmetic, s", post["t_comp_stated_s"], one["t_comp"], 0, 1e-3),
+        Row("embeddings/s, bound", post["emb_per_s_stated"], one["emb_per_s"], 0, 0.5, box),
+        Row("bound over measured", post["theory_over_measured_stated"],
+            one["emb_per_s"] / post["measured_emb_per_s_b1"], 0, 0.005, box),
+        Row("H100 datasheet, TFLOP/s", post["h100_flops_marketing"] / 1e12, marketing / 1e12,
+            1e-3),
+    )
+    return Group(MAZUREK_EMB, "Weights against arithmetic", "embeddings-weights-arithmetic",
+                 rows, "one input of 1,024 tokens on an H100 at the measured 750 TFLOP/s")
+
+
+def embeddings_dollars() -> Group:
+    from ..core.units import HOURS_PER_DAY, SECONDS_PER_HOUR
+
+    E, post, _ = _embeddings()
+    tok_b4 = post["emb_per_s_b4"] * post["seq_len_experiment"]
+    cost = E.usd_per_million_tokens(post["h100_price"], tok_b4)
+    u = post["utilisation"]
+    requests = post["emb_per_s_b4"] * float(SECONDS_PER_HOUR * HOURS_PER_DAY) * u
+    rows = (
+        Row("tok/s, batch 4", post["tok_per_s_b4_stated"], tok_b4, 0, 5e-7),
+        Row("$/Mtok", post["usd_per_mtok_h100_stated"], cost, 0, 5e-5),
+        Row(f"requests in {100 * u:.0f}% of a day", post["requests_stated"], requests, 0, 500,
+            "erratum-embeddings-the-number-of-requests"),
+        # The post truncates to the cent.
+        Row(f"$/Mtok at {100 * u:.0f}% busy", post["usd_per_mtok_util_stated"],
+            E.usd_per_million_tokens(post["h100_price"], tok_b4, utilisation=u), 0, 0.01),
+    )
+    return Group(MAZUREK_EMB, "From FLOPs to dollars", "embeddings-dollars", rows,
+                 "the measured rate of an H100 at 2 USD an hour")
+
+
+def embeddings_flops_per_dollar() -> Group:
+    from ..core.units import HOURS_PER_DAY, SECONDS_PER_HOUR
+
+    E, post, _ = _embeddings()
+    h100 = E.usd_per_million_tokens(post["h100_price"], post["emb_per_s_b4"] * post["seq_len_experiment"])
+    rtx = E.usd_per_million_tokens(post["rtx4090_price"], post["tok_per_s_4090_b4"])
+    rows = [
+        Row("H100 TFLOP/s per $/h", post["tflops_per_usd_h100_real_stated"],
+            post["h100_flops_measured"] / 1e12 / post["h100_price"], 0, 1),
+        Row("RTX 4090 TFLOP/s per $/h", post["tflops_per_usd_4090_stated"],
+            post["rtx4090_flops"] / 1e12 / post["rtx4090_price"], 0, 1),
+        Row("H100 over 4090, price", post["price_ratio_stated"],
+            post["h100_price"] / post["rtx4090_price"], 0, 0.05),
+        Row("H100 over 4090, FLOP/s", post["flops_ratio_stated"],
+            post["h100_flops_measured"] / post["rtx4090_flops"], 0, 0.05),
+    ]
+    for key, label in (("perf_ratio_b1", "batch 1"), ("perf_ratio_large", "large batch")):
+        r = post[key]
+        rows.append(Row(f"H100 over 4090, {label}", r["stated"], r["h100"] / r["rtx4090"], 0, 0.05))
+    rows += [
+        Row("RTX 4090 $/Mtok, batch 4", post["usd_per_mtok_4090_stated"], rtx, 0, 1e-5),
+        Row("saving on the H100, %", 100 * post["saving_stated"], 100 * (1 - rtx / h100), 0, 1),
+        Row("RTX 4090 $/Mtok, headline", post["usd_per_mtok_headline_stated"],
+            E.usd_per_million_tokens(post["rtx4090_price"], post["tok_per_s_4090_headline"]), 0,
+            5e-5),
+        Row("RTX 4090 Mtok a day", post["tokens_per_day_stated"] / 1e6,
+            post["tok_per_s_4090_b32"] * float(SECONDS_PER_HOUR * HOURS_PER_DAY) / 1e6, 0, 0.5),
+        Row("RTX 4090 rent a day, $", post["daily_rent_stated"], 24 * post["rtx4090_price"], 0,
+            0.1),
+    ]
+    return Group(MAZUREK_EMB, "FLOPs per dollar", "embeddings-flops-per-dollar", tuple(rows),
+                 "an H100 against an RTX 4090 rented at 0.37 USD an hour")
+
+
+# ---- Mazurek (2025), the era of experience (chapter "RL rollouts and LoRA") --------------------
+
+def rollouts_prices() -> Group:
+    from ..derivations import rollouts as RL
+
+    post = RL.MAZUREK2025_EXPERIENCE
+    caching = post["cached_usd_per_m"] * post["cached_tokens"] * post["requests"] / 10**6
+    rows = (
+        Row("DeepSeek price drop, ×", post["price_drop_stated"],
+            post["price_v3"] / post["price_v32"], 0, 0.3),
+        Row("cached prompts, $", post["caching_usd_stated"], float(caching), 0),
+    )
+    return Group(MAZUREK_EXP, "Prices", "rl-rollouts-intro", rows,
+                 "DeepSeek's output prices and the cost of a cached prompt a million times")
+
+
+def rollouts_advantage() -> Group:
+    from fractions import Fraction
+
+    from ..derivations import rollouts as RL
+
+    wordle = RL.MAZUREK2025_EXPERIENCE["wordle"]
+    group = [wordle["reward"]] + [Fraction(0)] * (int(1 / wordle["baseline"]) - 1)
+    rows = (Row("WORDLE advantage", float(wordle["advantage_stated"]),
+                float(RL.grpo_advantages(group)[0]), 0),)
+    return Group(MAZUREK_EXP, "One advantage per rollout", "rl-rollouts-advantage", rows,
+                 "GRPO's advantage of a success against a baseline of 0.2")
+
+
+def rollouts_bits() -> Group:
+    import sympy as sp
+
+    from ..core import symbols as S
+    from ..derivations import rollouts as RL
+
+    post = RL.MAZUREK2025_EXPERIENCE
+    entropy, levels = RL.reward_entropy().rhs, len(post["reward_levels"])
+    rows = (
+        Row("bits, pass or fail", post["bits_binary_stated"],
+            float(entropy.subs(S.n_levels, 2)), 0),
+        Row(f"bits, {levels} levels", post["bits_levels_stated"],
+            float(entropy.subs(S.n_levels, sp.Integer(levels))), 0, 0.05),
+    )
+    return Group(MAZUREK_EXP, "What a rollout teaches", "rl-rollouts-bits", rows,
+                 "the entropy of a reward, the most a rollout can teach")
+
+
+def rollouts_lora() -> Group:
+    import math
+
+    from ..core import symbols as S
+    from ..derivations import rollouts as RL
+
+    post = RL.MAZUREK2025_EXPERIENCE
+    dp = post["down_proj"]
+    d_in, d_out = dp["d_intermediate"], dp["d_hidden"]
+    (r_lo, r_hi), (o_lo, _) = post["typical_ranks"], post["orders_stated"]
+    adapter = RL.lora_params().subs({S.lora_rank: r_lo, S.d_in: d_in, S.d_out: d_out})
+    rows = (
+        Row("down projection, millions", post["full_params_stated"] / 1e6, d_in * d_out / 1e6, 0),
+        Row("rank-1 adapter, parameters", post["lora_params_stated"], float(adapter), 0),
+        Row("rank-1 adapter, % of it", post["fraction_pct_stated"],
+            100 * RL.lora_fraction_of(r_lo, d_in, d_out), 0, 5e-4),
+        # "3 to 4 orders of magnitude smaller" for ranks 1 to 16
+        Row(f"rank {r_hi}, orders smaller", o_lo,
+            -math.log10(RL.lora_fraction_of(r_hi, d_in, d_out)), 0,
+            erratum="erratum-rl-rollouts-how-many-orders-of-magnitude-smaller"),
+    )
+    return Group(MAZUREK_EXP, "LoRA parameters", "rl-rollouts-lora-parameters", rows,
+                 "an adapter on Llama 3.3 70B's down projection")
+
+
+def rollouts_lora_flops() -> Group:
+    from ..core import symbols as S
+    from ..derivations import rollouts as RL
+
+    post = RL.MAZUREK2025_EXPERIENCE
+    rows = (
+        Row("LoRA over full training", float(post["training_ratio_stated"]),
+            float(RL.training_flops_ratio().rhs.limit(S.lora_rank, 0)), 0),
+        Row("backward over forward", post["backward_over_forward_stated"],
+            float(RL.backward_over_forward()), 0),
+    )
+    return Group(MAZUREK_EXP, "LoRA training FLOPs", "rl-rollouts-lora-flops", rows,
+                 "the FLOPs of a training step as the rank tends to zero")
+
+
 # ---- Erdil (2025), sections 4-5: the full model (Part III) -----------------------------------
+
+def network_eq24() -> Group:
+    from ..core import symbols as S
+    from ..fullmodel import collectives as coll
+    from ..presets.hardware import get_gpu
+
+    eq24, h100 = _reference()["network_eq24"], get_gpu("h100")
+    msg = eq24["bytes"] * eq24["d_model"] * eq24["batch"]
+    ll = coll.PROTOCOLS[0]
+    bandwidth_time = coll.protocol_bandwidth_time().rhs.subs(coll.ALL_REDUCE).subs(ll.values())
+    ours = float(bandwidth_time.subs({S.n_ranks: eq24["gpus"], S.n_nodes_c: 1, S.msg_bytes: msg,
+                                      S.bw_ar_intra: h100.intranode_allreduce_bandwidth,
+                                      S.bw_ar_inter: h100.internode_allreduce_bandwidth}))
+    # The paper's own form, M (N - 1)/(N f W_intra), with its 112 GB/s for f W_intra.
+    paper_form = msg * (eq24["gpus"] - 1) / (eq24["gpus"] * eq24["ll_gbps"] * 1e9)
+    rows = (
+        Row("all-reduce, µs", eq24["us"], 1e6 * ours, 0, 0.5),
+        Row(f"same at {eq24['ll_gbps']} GB/s, µs", eq24["us"], 1e6 * paper_form, 0, 0.5),
+    )
+    return Group(ERDIL, "Equation 24", "full-model-eq-24", rows,
+                 "the time an all-reduce of one DGX H100 adds, printed to the microsecond")
+
+
+def capacity_sec35() -> Group:
+    from ..core import symbols as S
+    from ..core.numeric import compile_fn
+    from ..derivations import capacity
+    from ..presets.hardware import get_gpu
+
+    sec, h100 = _reference()["capacity_sec35"], get_gpu("h100")
+    args = (S.hbm_cap, S.eta_bw, S.hbm_bw)
+    sweep = float(compile_fn(capacity.memory_sweep_time(), args)(h100.hbm_bytes, 1.0,
+                                                                 h100.hbm_bandwidth))
+    speed = float(compile_fn(capacity.capacity_speed_limit(), args)(h100.hbm_bytes, 1.0,
+                                                                    h100.hbm_bandwidth))
+    rows = (
+        Row(f"reading {sec['hbm_gb']} GB, ms", sec["sweep_ms"], 1e3 * sweep, 0, 0.5),
+        Row("fronts meet above, tok/s", sec["speed"], speed, 0, 0.5),
+    )
+    return Group(ERDIL, "Section 3.5", "full-model-section-3-5", rows,
+                 "an H100's memory read once at its peak bandwidth, printed to whole units")
+
+
+def long_context_sec43() -> Group:
+    import math
+
+    from ..core import symbols as S
+    from ..core.numeric import compile_fn
+    from ..fullmodel import comparisons as C
+    from ..fullmodel import long_context as lc
+
+    paper = _reference()["long_context_sec43"]
+    mistral_long = C.settings("mistral_large_comparison")["Long context"]
+    deepseek = C.settings("deepseek_v3_context_len_comparison")["Long context"].model
+    mistral, context = mistral_long.model, mistral_long.context
+    crossover = float(compile_fn(lc.kv_weight_crossover_batch(), (S.p, S.n_param, S.kv_bytes, S.ctx))(
+        mistral_long.w, mistral.total_params, mistral.kv_bytes_per_token, context))
+    # The paper's floor from its own rounded inputs: 360 KB per token, 3.3 TB/s, $2 per hour.
+    floor = float(compile_fn(lc.kv_floor(), (S.kv_bytes, S.ctx, S.hbm_bw, S.price))(
+        paper["kv_kb"] * 1e3, context, paper["bandwidth_tbps"] * 1e12, paper["usd_per_hour"]))
+    rows = (
+        Row("Mistral Large 2, kB/token", paper["kv_kb"], mistral.kv_bytes_per_token / 1e3, 0,
+            0.5),
+        Row("Mistral Large 2 weights, GB", paper["weights_gb"],
+            mistral_long.w * mistral.total_params / _GB, 0.01),
+        Row("cache heavier above batch", paper["crossover_batch"], math.ceil(crossover), 0),
+        Row("KV-read floor, $/Mtok", paper["floor"], floor, 0, 0.005),
+        Row("DeepSeek-V3, kB/token", paper["deepseek_kv_kb"], deepseek.kv_bytes_per_token / 1e3,
+            0, 5),
+    )
+    return Group(ERDIL, "Section 4.3", "long-context-kv-floor", rows,
+                 "the price floor that reading a 128K-token cache sets")
+
 
 _FRONTIERS: dict = {}
 # (name, our attribute, the code's key, the paper's key, tolerance, printed decimals)
@@ -901,8 +1170,11 @@ GROUPS = (table1, figure1, square_root_law, takeaways, roofline_critical_batch, 
           worked_question5, dense_parameters, dense_prefill_flops, dense_kv_cache,
           prefill_decode_one_gpu, prefill_decode_tensor_parallel, prefill_decode_figure16,
           pricing_table1, deepseek_architecture, deepseek_mla_weights, deepseek_latent_cache,
-          deepseek_experts, deepseek_all_to_all, deepseek_dollars, deepseek_daily_profit, table2,
-          table3, table4, table5, table6)
+          deepseek_experts, deepseek_all_to_all, deepseek_dollars, deepseek_daily_profit,
+          embeddings_prices, embeddings_forward_pass, embeddings_weights_arithmetic, embeddings_dollars,
+          embeddings_flops_per_dollar, rollouts_prices, rollouts_advantage, rollouts_bits,
+          rollouts_lora, rollouts_lora_flops, network_eq24, capacity_sec35, table2, table3, table4,
+          table5, table6, long_context_sec43)
 
 
 def groups() -> list[Group]:
@@ -939,7 +1211,7 @@ def _tolerance(row: Row) -> str:
         return "exact"
     if row.rel * abs(row.reference) >= row.abs:
         return f"±{100 * row.rel:g}%"
-    return f"±{row.abs:g}"
+    return f"±{row.abs:.12f}".rstrip("0").rstrip(".")  # ±0.00005, not ±5e-05
 
 
 def markdown(group: Group, box_titles: dict[str, str]) -> str:
