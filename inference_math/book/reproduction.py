@@ -875,7 +875,7 @@ def embeddings_dollars() -> Group:
     u = post["utilisation"]
     requests = post["emb_per_s_b4"] * float(SECONDS_PER_HOUR * HOURS_PER_DAY) * u
     rows = (
-        Row("tok/s, batch 4", post["tok_per_s_b4_stated"], tok_b4, 0, 5e-7),
+        Row("b=4 tok/s", post["tok_per_s_b4_stated"], tok_b4, 0, 5e-7),
         Row("$/Mtok", post["usd_per_mtok_h100_stated"], cost, 0, 5e-5),
         Row(f"requests in {100 * u:.0f}% of a day", post["requests_stated"], requests, 0, 500,
             "erratum-embeddings-the-number-of-requests"),
