@@ -125,13 +125,16 @@ WORKED_Q2 = {"n_chips": 16, "hbm_per_chip": 16e9, "param_bytes": 18.4e9, "contex
              "context_binary": 131072, "kv_per_seq": 33.5e9, "answer": 7, "answer_one_kv_head": 56}
 
 #: Question 3 [later rev.]: int8 parameters on a 4x4 slice at 8.2e11 B/s per chip,
-#: "18e9 / (8.2e11 * 16) = 1.4ms".
-WORKED_Q3 = {"n_chips": 16, "hbm_bw_per_chip": 8.2e11, "param_bytes": 18e9, "answer_ms": 1.4}
+#: "18e9 / (8.2e11 * 16) = 1.4ms"; another copy of that revision: "18e9 / (8.1e11 * 16) = 1.3ms".
+WORKED_Q3 = {"n_chips": 16, "hbm_bw_per_chip": 8.2e11, "param_bytes": 18e9, "answer_ms": 1.4,
+             "variant_bw_per_chip": 8.1e11, "variant_answer_ms": 1.3}
 
 #: Question 5 [later rev.]: the worked model as an MoE with E = 16 experts, k = 2 per token:
-#: "212e9 total parameters", "31.2e9" activated, "240 * (16 / 2) = 1920" tokens to be FLOPs bound.
+#: "212e9 total parameters", "an increase of about 12x", "31.2e9" activated, "an increase of less
+#: than 2x", "240 * (16 / 2) = 1920" tokens to be FLOPs bound, "2 * 31.2e9 * T" FLOPs.
 WORKED_Q5 = {"n_experts": 16, "n_active": 2, "total_params": 212e9, "active_params": 31.2e9,
-             "b_crit": 240, "moe_b_crit": 1920}
+             "b_crit": 240, "moe_b_crit": 1920, "total_growth": 12, "active_growth": 2,
+             "flop_per_param": 2}
 
 #: Pope et al. (2022) notes, "Memory Costs": PaLM 540B with multi-query attention (one KV head),
 #: two bytes per float; "2 * N = 1080 GB", 4·B·S·L·d_head bytes of cache, "B * S ≈ 59500", "a

@@ -111,6 +111,43 @@ F_OVER_D_ESTI = 4
 #: Notes on Pope et al. (2022): the printed 2-D coefficient at d_ff = 4·d_model.
 ESTI_2D_COEFFICIENT = 8
 
+#: Inputs and printed results quoted from the sources of the chapter "How many chips".
+#: AB = Austin et al. (2025), "All About Transformer Inference" (the scaling book, part 7);
+#: ESTI = the notes on Pope et al. (2022). "[later rev.]" = a later revision of the AB chapter.
+#: Quoted so that the book can compare against them; the chapter and the reproduction record
+#: both read them from here.
+QUOTED = {
+    # AB, sec. "Generation": the model-sharding example and beta "around 8" for TPU v5e.
+    "gen_d_ff": 16384, "gen_batch": 32, "gen_beta": 8, "gen_y_max": 64,
+    # AB, Q7: F = 4D, the printed coefficient, the printed crossover (81), the later revision's
+    # crossover (72), and "ICI bound at around ~20 way tensor parallelism".
+    "q7_f_over_d": 4, "q7_t_coeff": 11.3, "q7_crossover_printed": 81,
+    "q7_crossover_later_rev": 72, "q7_historic_tp": 20,
+    # AB, LLaMA 2-13B table: ffw_multiplier F // D.
+    "llama2_13b_f_over_d": 2.7,
+    # ESTI, sec. "2D Weight Stationary": d_ff = 4 d_model, 8BLE/sqrt(n), "n_chips > 16".
+    "esti_f_over_e": 4, "esti_2d_coeff": 8, "esti_crossover": 16,
+    # ESTI, sec. "Partitioning The MLP": a 540B model in int8 on 32 GB cards needs 17 chips.
+    "esti_params": 540e9, "esti_chip_bytes": 32e9, "esti_bytes_per_weight": 1,
+    "esti_min_chips": 17,
+    # ESTI, sec. "Additional Optimizations": 30% of HBM reserved for the KV cache.
+    "esti_kv_fraction": 0.30,
+    # ESTI, intro: "29ms/tok latency @ int8 on 64 chips" for PaLM 540B.
+    "esti_latency_ms": 29, "esti_latency_chips": 64,
+    # AB, App. C: 8-way sharding, 4.5e10 B/s one-direction ICI, 1 us per hop, 360 kB buffer,
+    # BS = 16, D = 8192 in int8 = "131kB", the divisor 45,000 of Y > BD/45,000.
+    "appc_shards": 8, "appc_ici_bw": 4.5e10, "appc_t_hop": 1e-6, "appc_buffer": 360e3,
+    "appc_batch": 16, "appc_d_model": 8192, "appc_act_bytes": 1, "appc_act_printed": 131e3,
+    "appc_divisor": 45000,
+    # AB, worked problems: the model "based on LLaMA-2 13B" (Q1: "18.4e9" parameters), a TPU v5e
+    # 4x4 slice (Q4), E = 16 experts with k = 2 (Q5), an 8x16 slice with Y = 8, Z = 16 (Q6).
+    "wp": {"layers": 64, "d_model": 4096, "d_ff": 16384, "n_q": 32, "n_kv": 8, "d_head": 256,
+           "vocab": 32128},
+    "wp_params_printed": 18.4e9, "q4_chips": 16, "q5_experts": 16, "q5_active": 2,
+    "q6_y": 8, "q6_z": 16,
+}
+
+
 
 def _optimise_over_x(cost: sp.Expr) -> tuple[sp.Expr, sp.Expr]:
     """Minimise a 2-D communication time over X with YZ = N_GPU/X by calculus.
