@@ -59,7 +59,7 @@ def test_toy_model_sources_are_the_papers_values():
 @pytest.mark.parametrize("make", TOY, ids=lambda f: f.__name__)
 def test_toy_model_ours_does_not_read_the_source(monkeypatch, make):
     before = make()
-    monkeypatch.setattr(R, "_reference", lambda: _doubled(PAPER))
+    monkeypatch.setattr(R.erdil, "_reference", lambda: _doubled(PAPER))
     after = make()
     assert [r.ours for r in after.rows] == [r.ours for r in before.rows]
     if make is R.square_root_law:  # the source's exponent is a fit, unchanged by doubling all
@@ -84,7 +84,7 @@ def test_the_paper_s_examples_pair_its_printed_values_with_the_model(monkeypatch
         changed["capacity_sec35"][key] *= 2
     for key in ("weights_gb", "crossover_batch", "floor", "deepseek_kv_kb"):
         changed["long_context_sec43"][key] *= 2
-    monkeypatch.setattr(R, "_reference", lambda: changed)
+    monkeypatch.setattr(R.erdil, "_reference", lambda: changed)
     after = [make() for make in PAPER_EXAMPLES]
     assert [r.ours for g in after for r in g.rows] == [r.ours for g in before for r in g.rows]
     # the floor's row reads the paper's rounded inputs (360 KB at 3.3 TB/s and $2 per hour) as
@@ -115,7 +115,7 @@ class _Front:
                          ids=lambda f: f.__name__)
 def test_full_model_rows_pair_the_printed_cell_with_our_frontier(monkeypatch, make):
     """Source: the paper's cell in the data file; ours: whatever the frontier says."""
-    monkeypatch.setattr(R, "_frontier", lambda comparison, label: _Front(len(label)))
+    monkeypatch.setattr(R.erdil, "_frontier", lambda comparison, label: _Front(len(label)))
     group = make()
     number = int(group.title.split()[-1])
     rows = TABLES[f"table{number}"]["rows"]
@@ -438,7 +438,7 @@ ERRATA_WITHOUT_ROWS: set[str] = set()
 
 
 def test_every_chapter_with_a_reproduction_table_or_an_erratum_is_represented(monkeypatch):
-    monkeypatch.setattr(R, "_frontier", lambda comparison, label: _Front(1.0))
+    monkeypatch.setattr(R.erdil, "_frontier", lambda comparison, label: _Front(1.0))
     groups = R.groups()
     recorded = {R.chapter_of(g.section) for g in groups}
     # every chapter that compares with the paper's tables or its author's code's outputs

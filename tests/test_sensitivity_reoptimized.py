@@ -102,11 +102,14 @@ def test_the_two_points(reports):
 
 
 def test_grid_steps_hide_the_slope(reports):
-    """The steps of the review (0.1-0.5%) move DeepSeek-V3's cost by less than the grid's
-    saw-tooth at that point (the search's cost there over the optimum's, 1%): a re-run of the
-    search at such steps measures its grid, as the report says."""
+    """The steps of the review (0.1-0.5%) move DeepSeek-V3's cost by no more than about the
+    grid's saw-tooth at that point (the search's cost there over the optimum's, 0.7%): at 0.1%
+    by a fraction of it, at 0.5% by as much (within a factor of two), so a re-run of the search
+    at such steps measures its grid as much as the slope, as the report says."""
     report = reports["deepseek"][1]
-    assert 0.005 * abs(report["elasticities"]["hbm_bandwidth"]) < report["grid_gap"]
+    slope, gap = abs(report["elasticities"]["hbm_bandwidth"]), report["grid_gap"]
+    assert 0.001 * slope < 0.5 * gap
+    assert 0.005 * slope < 2 * gap
 
 
 @pytest.mark.parametrize("key", sorted(CASES))

@@ -1,0 +1,145 @@
+"""The reproduction record: every number the book reproduces from a source, next to ours.
+
+Each group below recomputes one comparison of a chapter with the functions that chapter uses, and
+reads the source's value from the data files that chapter reads, so the record cannot drift from
+the chapters. A row holds within its tolerance, or, where the source is wrong (an erratum), is
+checked against the corrected value instead and links to the erratum box.
+"""
+
+from __future__ import annotations
+
+from . import erdil, scaling_book, tensor_economics  # noqa: F401 (the tests patch them)
+from .erdil import (
+    capacity_sec35,
+    figure1,
+    long_context_sec43,
+    network_eq24,
+    square_root_law,
+    table1,
+    table2,
+    table3,
+    table4,
+    table5,
+    table6,
+    takeaways,
+)
+from .rows import (  # noqa: F401
+    AUSTIN,
+    DATA,
+    DEEPSEEK,
+    ERDIL,
+    MAZUREK,
+    MAZUREK_EMB,
+    MAZUREK_EXP,
+    MAZUREK_MOE,
+    POPE,
+    Group,
+    Row,
+)
+from .scaling_book import (
+    kv_llama_memory,
+    kv_pope_crossover,
+    kv_table_gqa,
+    kv_table_mha,
+    kv_worked_problems,
+    roofline_appendix_a,
+    roofline_attention,
+    roofline_critical_batch,
+    roofline_pop_quiz,
+    sharding_appendix_c,
+    sharding_elements,
+    sharding_generation,
+    sharding_min_chips,
+    sharding_question7,
+    worked_question3,
+    worked_question5,
+)
+from .tensor_economics import (
+    deepseek_all_to_all,
+    deepseek_architecture,
+    deepseek_daily_profit,
+    deepseek_dollars,
+    deepseek_experts,
+    deepseek_latent_cache,
+    deepseek_mla_weights,
+    dense_kv_cache,
+    dense_parameters,
+    dense_prefill_flops,
+    embeddings_dollars,
+    embeddings_flops_per_dollar,
+    embeddings_forward_pass,
+    embeddings_prices,
+    embeddings_weights_arithmetic,
+    prefill_decode_figure16,
+    prefill_decode_one_gpu,
+    prefill_decode_tensor_parallel,
+    pricing_table1,
+    rollouts_advantage,
+    rollouts_bits,
+    rollouts_lora,
+    rollouts_lora_flops,
+    rollouts_prices,
+)
+
+GROUPS = (table1, figure1, square_root_law, takeaways, roofline_critical_batch, roofline_attention,
+          roofline_pop_quiz, roofline_appendix_a, kv_llama_memory, kv_table_mha, kv_table_gqa,
+          kv_worked_problems, kv_pope_crossover, sharding_generation, sharding_question7,
+          sharding_appendix_c, sharding_elements, sharding_min_chips, worked_question3,
+          worked_question5, dense_parameters, dense_prefill_flops, dense_kv_cache,
+          prefill_decode_one_gpu, prefill_decode_tensor_parallel, prefill_decode_figure16,
+          pricing_table1, deepseek_architecture, deepseek_mla_weights, deepseek_latent_cache,
+          deepseek_experts, deepseek_all_to_all, deepseek_dollars, deepseek_daily_profit,
+          embeddings_prices, embeddings_forward_pass, embeddings_weights_arithmetic, embeddings_dollars,
+          embeddings_flops_per_dollar, rollouts_prices, rollouts_advantage, rollouts_bits,
+          rollouts_lora, rollouts_lora_flops, network_eq24, capacity_sec35, table2, table3, table4,
+          table5, table6, long_context_sec43)
+
+
+def groups() -> list[Group]:
+    """Every group of the record, in the order of the book."""
+    return [make() for make in GROUPS]
+
+
+# ---- the page ----------------------------------------------------------------------------------
+
+def chapter_of(label: str, root=None) -> str:
+    """The chapter (file stem) whose source sets the link target ``label``."""
+    from pathlib import Path
+
+    from ..errata import ROOT
+
+    book = Path(root or ROOT) / "book"
+    homes = [p.stem for p in sorted(book.glob("*.md")) if f"\n({label})=\n" in p.read_text()]
+    if len(homes) != 1:
+        raise ValueError(f"link target {label!r} is set in {homes or 'no chapter'}")
+    return homes[0]
+
+
+def _number(x: float, source: float) -> str:
+    """Ours, to one digit more than the source prints (as many past a thousand)."""
+    printed = f"{source:.6g}"
+    decimals = len(printed.split(".")[1]) if "." in printed and "e" not in printed else 0
+    return f"{x:,.{decimals + (abs(source) < 1000)}f}"
+
+
+def _tolerance(row: Row) -> str:
+    if row.erratum:
+        return f"{{ref}}`erratum <{row.erratum}>`"
+    if row.allowed <= 1e-9 * abs(row.reference):  # none, but for floating-point rounding
+        return "exact"
+    if row.rel * abs(row.reference) >= row.abs:
+        return f"±{100 * row.rel:g}%"
+    return f"±{row.abs:.12f}".rstrip("0").rstrip(".")  # ±0.00005, not ±5e-05
+
+
+def markdown(group: Group, box_titles: dict[str, str]) -> str:
+    """One group as MyST: where it is derived, then a table of five short columns."""
+    from ..display import markdown_table, signed
+
+    lines = [f"**{group.title}**: {group.note}; derived in {{ref}}`{group.section}`."]
+    if group.erratum:
+        lines.append(f"The source errs here: {{ref}}`{box_titles[group.erratum]} <{group.erratum}>`.")
+    rows = [[row.quantity, f"{row.source:,.6g}", _number(row.ours, row.source),
+             signed(100 * row.difference, 2, "%"), _tolerance(row)] for row in group.rows]
+    table = markdown_table(["quantity", "source", "ours", "diff.", "tol."], rows)
+    return "\n".join(lines) + "\n\n" + table + "\n"
