@@ -17,6 +17,7 @@ import numpy as np
 MARKERS = ("o", "s", "^", "D", "v", "P", "X")
 CURVES = {
     "limit": dict(color="0.15", linestyle="-", label="limit (peaks)"),
+    "physical": dict(color="0.5", linestyle="-.", label="physical"),
     "estimate": dict(color="C0", linestyle="-", label="estimate"),
     "paper": dict(color="C1", linestyle="--", label="paper's curve"),
 }
@@ -63,7 +64,8 @@ BAND_LABELS = {
 def serving_figure(fronts: dict, measured: Sequence[tuple[str, float, float]],
                    engines: Sequence[str], xlim: tuple[float, float], title: str,
                    bands: dict | None = None):
-    """One model/GPU: ``fronts`` maps 'limit', 'estimate', 'paper' to a ServingFrontier,
+    """One model/GPU: ``fronts`` maps curves of :data:`CURVES` ('limit', 'physical', 'estimate',
+    'paper'; those absent are not drawn) to a ServingFrontier,
     ``measured`` holds (engine, tok/s per user, output tok/s per GPU), ``engines`` fixes the
     marker of each engine, ``bands`` (optional) maps 'estimate' and 'paper' to the ServingBand
     of that frontier (10th-90th percentiles; a band of no width is not drawn). Returns the

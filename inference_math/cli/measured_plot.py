@@ -53,6 +53,8 @@ def _group_panel(ax, key, members, fronts) -> None:
     xlim = (min(speeds) / 1.5, max(m[1] for m in measured) * 3)
     values = [np.array([m[2] for m in measured])]
     for curve, style in CURVES.items():
+        if curve not in fronts:
+            continue
         x, y, low, high = curve_xy(fronts[curve], xlim)
         if not x.size:
             continue
