@@ -133,29 +133,6 @@ def test_frontier_only_grid_has_the_exact_grids_frontier(comparison, label):
     assert np.all(pruned.latency >= full.latency)
 
 
-@pytest.mark.parametrize(("comparison", "label", "exact"), [
-    ("quantization_comparison", "Llama 3 70B 8-bit", False),
-    ("quantization_comparison", "Llama 3 70B 8-bit", True),
-    ("spec_dec_comparison", "Llama 3 70B (8B acceptance=0.8)", False)])
-def test_fastest_point_is_the_whole_frontiers_fastest(comparison, label, exact, monkeypatch):
-    monkeypatch.delenv("INFERENCE_MATH_CACHE", raising=False)
-    setting = C.settings(comparison)[label]
-    whole = S.evaluate_grid(setting)  # every point exact: the brute-force answer
-    latency = whole.latency.ravel()
-    assert S.fastest(setting, exact).tokens_per_s == 1 / latency[np.argmin(latency)]
-    # repr: every float exactly (and nan, no draft, equal to itself)
-    assert repr(S.fastest(setting, exact)) == repr(S.frontier(setting, exact).max_speed())
-
-
-@pytest.mark.parametrize(("curve", "model", "gpu"), [
-    ("physical", "deepseek-v3", "h200"), ("limit", "llama-3-8b", "b200")])
-def test_fastest_point_under_the_physical_rules_and_the_limit(curve, model, gpu, monkeypatch):
-    monkeypatch.delenv("INFERENCE_MATH_CACHE", raising=False)
-    setting = Setting(get_model(model), get_gpu(gpu), curve=curve)
-    assert repr(S.fastest(setting, True)) == repr(S.frontier(setting, True).max_speed())
-    assert repr(S.fastest(setting)) == repr(S.frontier(setting).max_speed())
-
-
 @pytest.mark.parametrize("drafter", [None, "llama-3-8b"])
 def test_progress_is_reported_once_per_step(drafter, monkeypatch):
     monkeypatch.delenv("INFERENCE_MATH_CACHE", raising=False)

@@ -98,9 +98,6 @@ def cmd_frontier(args) -> str:
                          "have it)")
     band_options = band_cli.options(args)
     setting = _setting(args)
-    if args.command == "max-speed" and band_options is None:  # no band: the fastest point only
-        from ..fullmodel.search import fastest
-        return _points_output([fastest(setting, exact=args.exact)], args, setting.curve_name)
     with _progress(setting, args.quiet) as advance:
         front = frontier(setting, exact=args.exact, progress=advance)
     result = band = None

@@ -397,7 +397,7 @@ def _noop(step: str) -> None:
 
 
 def evaluate_grid(setting: Setting, frontier_only: bool = False,
-                  progress: Callable[[str], None] = _noop, fastest_only: bool = False) -> GridResult:
+                  progress: Callable[[str], None] = _noop) -> GridResult:
     """Latency and cost at every (N, b) with the fastest branch (and γ) at each.
 
     ``frontier_only=True`` is exact wherever a point can be on the Pareto frontier of speed
@@ -406,10 +406,6 @@ def evaluate_grid(setting: Setting, frontier_only: bool = False,
     latency per token and of the cost are both beaten by what another point reaches cannot put
     its point on the frontier, and is not refined over σ (nor a point with no such branch left).
     Off the frontier the grid then holds upper bounds.
-
-    ``fastest_only=True`` (with ``frontier_only``) keeps less: only what can come within
-    :data:`_FASTEST_SLACK` of the smallest latency a point reaches, which is all the fastest
-    frontier point depends on, however the frontier is read (:func:`fastest`).
     """
     model, gpu, w = setting.model, setting.gpu, setting.w
     n, batch = grid(model, gpu, w)
@@ -436,8 +432,7 @@ def evaluate_grid(setting: Setting, frontier_only: bool = False,
             # a point once dominated stays so (bounds only tighten), and never dominates another
             lower, upper = (_token_latency(setting, [bound.ravel()[points] for bound in bounds])[0]
                             for bounds in ([f.lower for f in firsts], [f.grid.latency for f in firsts]))
-            limit = (np.full(points.size, upper.min() * (1 + _FASTEST_SLACK)) if fastest_only
-                     else _frontier_latency(per_token[points], upper))
+            limit = _frontier_latency(per_token[points], upper)
             undominated = ~(lower > limit)
             points, limit = points[undominated], limit[undominated]
             keeps = _branches_kept(setting, firsts, points, limit)
@@ -453,11 +448,6 @@ def evaluate_grid(setting: Setting, frontier_only: bool = False,
     gpu_seconds = n[:, None] * latency / batch[None, :]
     return GridResult(setting, n, batch, latency, gpu_seconds, target, drafter, gamma)
 
-
-# Relative slack above the smallest latency reached within which points are kept exact for the
-# fastest point: more than the reference extraction's tolerance of 1e-12 (a slightly slower,
-# cheaper point within it is the one the thresholds read first) and the rounding of the bounds.
-_FASTEST_SLACK = 1e-9
 
 # Relative slack on the latency a point may reach and still be on the frontier: it absorbs the
 # rounding of :func:`_frontier_latency` (a few ulps), so pruning stays on the safe side.
@@ -618,25 +608,6 @@ def frontier(setting: Setting, exact: bool = False,
     (not at all when the frontier comes from the cache).
     """
     return cached("frontier", (setting, exact), lambda: _frontier(setting, exact, progress))
-
-
-def fastest(setting: Setting, exact: bool = False) -> FrontierPoint:
-    """The frontier's fastest point, ``frontier(setting, exact).max_speed()``, the same value,
-    from a search that refines only the points that can come within 1e-9 of the smallest
-    latency reached (a cached frontier is read instead when there is one)."""
-    return cached("fastest", (setting, exact), lambda: _fastest(setting, exact))
-
-
-def _fastest(setting: Setting, exact: bool) -> FrontierPoint:
-    result = evaluate_grid(setting, frontier_only=True, fastest_only=True)
-    # the points refined are exact, the others hold upper bounds above them, so the first point
-    # either extraction reads is the one it reads from the whole grid
-    span = 100.0 if setting.curve_name == "paper" else None
-    pick = (pareto_front(result.latency, result.gpu_seconds) if exact
-            else pareto_front_thresholds(result.latency, result.gpu_seconds, span=span))
-    if pick.size == 0:
-        raise InputError(f"no feasible configuration for {setting.model.name} on {setting.gpu.name}")
-    return describe_points(result, pick[:1])[0]
 
 
 def _frontier(setting: Setting, exact: bool, progress: Callable[[str], None] = _noop) -> Frontier:
