@@ -409,7 +409,19 @@ class Probe:
 
     def candidates(self, curve: str, eff=None) -> dict[str, np.ndarray]:
         """Every candidate of the point's scenario (a batch, and a chunk where prompts ride
-        decode steps) with the quantities it would measure, as arrays."""
+        decode steps) with the quantities it would measure, as arrays; the limit's TTFT is a
+        prompt's floor on the candidate's GPUs (:func:`~.serving_frontier.prompt_floor`)."""
+        found = self._candidates(curve, eff)
+        if curve == "limit" and "ttft_ms" in found:
+            kind, g = _kind(self.resolved.point), self.steps
+            if kind == "prefill":
+                n = self.passes.n
+            else:  # the rows _candidates keeps: plain steps of a static batch, else mixed
+                n = g.n[g.extra == 0] if kind == "static" else g.n[g.extra > 0]
+            found["ttft_ms"] = sf.prompt_floor(self.work, n) * 1e3
+        return found
+
+    def _candidates(self, curve: str, eff=None) -> dict[str, np.ndarray]:
         work = self.work
         steps, passes = self.latencies(curve, eff)
         g = self.steps

@@ -220,6 +220,16 @@ def _chunk_grid(work: Workload, grid: _Grid) -> _Grid:
                  np.full(grid.n.shape, work.input_len), grid.extra)
 
 
+def prompt_floor(work: Workload, n: np.ndarray) -> np.ndarray:
+    """The limit's TTFT on instances of ``n`` GPUs: one prompt's arithmetic over their peaks
+    (eq-phys-flop-time at the limit; :mod:`inference_math.reality.ttft_floor`). However an
+    engine schedules the prompt among other requests, its first token cannot come sooner."""
+    one = np.ones(np.shape(n))
+    grid = _Grid(np.asarray(n, dtype=float), one, one, np.full(np.shape(n), work.input_len),
+                 np.zeros(np.shape(n)))
+    return _evaluate(work, grid, 0.0, None)[1]["arithmetic_peak"]
+
+
 @dataclass(frozen=True)
 class _Steps:
     """The steps of a decode grid: latency and terms of each row's step, of its decode tokens
@@ -324,8 +334,11 @@ def aggregated(work: Workload, eff=None) -> dict:
     fns = serve_fns()
     tpot = fns["mean_step"](grid.batch, grid.extra, work.input_len, work.output_len, t_dec, t_mix)
     share = fns["chunk_share"](grid.batch, chunk, work.input_len, work.output_len)
-    ttft = fns["aggregated_ttft"](t_mix, t_dec, share,
-                                  fns["chunks_of_prompt"](work.input_len, grid.extra))
+    if work.curve == "limit":
+        ttft = prompt_floor(work, grid.n)
+    else:
+        ttft = fns["aggregated_ttft"](t_mix, t_dec, share,
+                                      fns["chunks_of_prompt"](work.input_len, grid.extra))
     phi = mixed_share(steps, grid)
     with np.errstate(invalid="ignore"):
         rate = grid.batch / (grid.n * tpot)
@@ -360,7 +373,8 @@ def prefill_pool(work: Workload, eff=None):
         if isinstance(work.model, LayeredModel) else work.model.kv_bytes_per_token * \
         work.kv_scale * work.input_len
     nic = 2.0 * work.gpu.internode_allreduce_bandwidth
-    ttft = fns["disaggregated_ttft"](t_pre, cache, grid.n, nic)
+    ttft = (prompt_floor(work, grid.n) if work.curve == "limit"
+            else fns["disaggregated_ttft"](t_pre, cache, grid.n, nic))
     rate = grid.batch * work.input_len / (grid.n * t_pre)
     usd_in = _cost(grid.n, t_pre, grid.batch * work.input_len, work.usd_per_hour)
     return grid, t_pre, ttft, rate, usd_in, terms
