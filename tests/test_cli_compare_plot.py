@@ -104,6 +104,16 @@ def test_speed_ticks_are_one_two_five_within_the_range():
 
     assert speed_ticks(1.6, 160) == [2, 5, 10, 20, 50, 100]
     assert speed_ticks(0.05, 2000) == [0.1, 0.3, 1, 3, 10, 30, 100, 300, 1000]
+    # the limit's frontier spans from tens to millions of tokens/s: one tick per decade
+    assert speed_ticks(40, 1e7) == [100, 1e3, 1e4, 1e5, 1e6, 1e7]
+    assert speed_ticks(1, 1e10) == [1, 100, 1e4, 1e6, 1e8, 1e10]
+
+
+def test_speed_labels_are_short():
+    from inference_math.book.frontier_plot import speed_label
+
+    assert [speed_label(v) for v in (0.3, 50, 3000, 30000, 1e5, 1e6, 3e7)] == \
+        ["0.3", "50", "3,000", "30k", "100k", "1M", "30M"]
 
 
 # --- compare -------------------------------------------------------------------------------------

@@ -29,7 +29,7 @@ def draw_frontiers(ax, fronts: dict, bands: dict | None = None) -> None:
     (``FrontierBand.cost_at_speed``), where both ends are finite.
     """
     import numpy as np
-    from matplotlib.ticker import FixedLocator, FormatStrFormatter, NullFormatter
+    from matplotlib.ticker import FixedLocator, FuncFormatter, NullFormatter
 
     every = []
     for label, front in fronts.items():
@@ -54,7 +54,7 @@ def draw_frontiers(ax, fronts: dict, bands: dict | None = None) -> None:
     ax.set_yscale("log")
     low, high = min(every), max(every)
     ax.xaxis.set_major_locator(FixedLocator(speed_ticks(low, high)))
-    ax.xaxis.set_major_formatter(FormatStrFormatter("%g"))
+    ax.xaxis.set_major_formatter(FuncFormatter(speed_label))
     ax.xaxis.set_minor_formatter(NullFormatter())
     ax.set_xlim(low / 1.15, high * 1.15)
     ax.set_xlabel("tokens per second per user")
@@ -65,14 +65,25 @@ def draw_frontiers(ax, fronts: dict, bands: dict | None = None) -> None:
 
 
 def speed_ticks(low: float, high: float) -> list[float]:
-    """Ticks 1, 2, 5 times a power of ten between ``low`` and ``high``; with many decades only
-    the powers of ten and the 1-3 steps between them, so the labels do not overlap."""
+    """Ticks between ``low`` and ``high`` whose labels (:func:`speed_label`) do not overlap:
+    1, 2 and 5 times a power of ten over up to three decades, 1 and 3 over up to five, the
+    powers of ten over up to eight, every other power of ten beyond."""
     import math
 
-    decades = range(math.floor(math.log10(low)), math.ceil(math.log10(high)) + 1)
-    steps = (1, 2, 5) if math.log10(high / low) <= 3 else (1, 3)
-    ticks = [float(f"{m}e{k}") for k in decades for m in steps]
+    first, last = math.floor(math.log10(low)), math.ceil(math.log10(high))
+    span = math.log10(high / low)
+    steps = (1, 2, 5) if span <= 3 else (1, 3) if span <= 5 else (1,)
+    stride = 1 if span <= 8 else 2
+    ticks = [float(f"{m}e{k}") for k in range(first, last + 1, stride) for m in steps]
     return [t for t in ticks if low / 1.15 <= t <= high * 1.15]
+
+
+def speed_label(value: float, _position=None) -> str:
+    """A speed as a reader writes it: 0.3, 50, 3,000, then 30k, 1M, 10M."""
+    for scale, suffix in ((1e6, "M"), (1e4, "k")):
+        if value >= scale:
+            return f"{value / (1e3 if suffix == 'k' else scale):g}{suffix}"
+    return f"{value:,.0f}" if value >= 1 else f"{value:g}"
 
 
 def frontier_figure(fronts: dict, title: str | None = None, bands: dict | None = None):

@@ -81,7 +81,9 @@ def _draw(front, path: str, band=None) -> None:
     from ..book.frontier_plot import save_frontier_plot
 
     setting = front.setting
-    title = f"{setting.model.name} on {setting.gpu.name}, {8 * setting.w:.3g}-bit weights"
+    bits = 8 * setting.w  # block scales add a few hundredths of a bit: 8.03 reads as 8
+    bits_text = f"{round(bits)}" if abs(bits - round(bits)) < 0.1 else f"{bits:.3g}"
+    title = f"{setting.model.name} on {setting.gpu.name}, {bits_text}-bit weights"
     bands = None if band is None else {setting.model.name: band}
     try:
         save_frontier_plot({setting.model.name: front}, path, title, bands)
