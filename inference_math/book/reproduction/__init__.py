@@ -115,11 +115,33 @@ def chapter_of(label: str, root=None) -> str:
     return homes[0]
 
 
-def _number(x: float, source: float) -> str:
-    """Ours, to one digit more than the source prints (as many past a thousand)."""
-    printed = f"{source:.6g}"
+def _grouped(text: str) -> str:
+    """Thousands separated from five digits up: 7453.62 and 1920, but 59,500."""
+    whole = text.lstrip("-").split(".")[0]
+    return text.replace(",", "") if len(whole) == 5 else text  # "7,453" is five characters
+
+
+def _source(row: Row) -> str:
+    """The source's value as printed: six significant digits, or the row's decimals."""
+    if row.decimals is None:
+        return _grouped(f"{row.source:,.6g}")
+    return _grouped(f"{row.source:,.{row.decimals}f}")
+
+
+def _number(x: float, printed: str) -> str:
+    """Ours, to one digit more than the source's value is ``printed`` with (as many past a
+    thousand)."""
     decimals = len(printed.split(".")[1]) if "." in printed and "e" not in printed else 0
-    return f"{x:,.{decimals + (abs(source) < 1000)}f}"
+    return _grouped(f"{x:,.{decimals + (abs(float(printed.replace(',', ''))) < 1000)}f}")
+
+
+def _difference(row: Row) -> str:
+    """Ours relative to the source's value, in percent, to three digits but at least to 0.01%
+    (+0.13%, -13.3%, +131%)."""
+    from ..display import signed
+
+    percent = 100 * row.difference
+    return signed(percent, 2 if abs(percent) < 10 else 1 if abs(percent) < 100 else 0, "%")
 
 
 def _tolerance(row: Row) -> str:
@@ -129,17 +151,22 @@ def _tolerance(row: Row) -> str:
         return "exact"
     if row.rel * abs(row.reference) >= row.abs:
         return f"±{100 * row.rel:g}%"
-    return f"±{row.abs:.12f}".rstrip("0").rstrip(".")  # ±0.00005, not ±5e-05
+    bound = float(f"{row.abs:.6g}")  # 0.01 for a bound of 0.01 widened by 1e-9 against rounding
+    if bound < 1e-3:  # ±5e-5, not ±5e-05 nor the wider ±0.00005; with a non-breaking hyphen
+        # (U+2011), as narrow as a hyphen, where the cell cannot wrap as it does at "-"
+        mantissa, exponent = f"{bound:e}".split("e")
+        return f"±{float(mantissa):g}e\u2011{-int(exponent)}"
+    return f"±{bound:.12f}".rstrip("0").rstrip(".")
 
 
 def markdown(group: Group, box_titles: dict[str, str]) -> str:
     """One group as MyST: where it is derived, then a table of five short columns."""
-    from ..display import markdown_table, signed
+    from ..display import markdown_table
 
     lines = [f"**{group.title}**: {group.note}; derived in {{ref}}`{group.section}`."]
     if group.erratum:
         lines.append(f"The source errs here: {{ref}}`{box_titles[group.erratum]} <{group.erratum}>`.")
-    rows = [[row.quantity, f"{row.source:,.6g}", _number(row.ours, row.source),
-             signed(100 * row.difference, 2, "%"), _tolerance(row)] for row in group.rows]
-    table = markdown_table(["quantity", "source", "ours", "diff.", "tol."], rows)
+    rows = [[row.quantity, _source(row), _number(row.ours, _source(row)), _difference(row),
+             _tolerance(row)] for row in group.rows]
+    table = markdown_table(["quantity", "cited", "ours", "diff.", "tol."], rows)
     return "\n".join(lines) + "\n\n" + table + "\n"

@@ -28,10 +28,11 @@ def table1() -> Group:
     rows = []
     for row in ref["rows"]:
         ours = max_speed(get_model(row["model"]), h100, t_hop=ref["t_hop_s"], n_reduce=ref["n_reduce"])
-        rows.append(Row(f"{row['label']} tok/s", row["tokens_per_s"], ours.tokens_per_s, 0, 0.5))
-        rows.append(Row(f"{row['label']} GPUs", row["gpus"], ours.n_gpu_star, 0, 1))
+        name = row["label"].replace("Llama 3 ", "Llama ")  # the caption says which Llama
+        rows.append(Row(f"{name} tok/s", row["tokens_per_s"], ours.tokens_per_s, 0, 0.5))
+        rows.append(Row(f"{name} GPUs", row["gpus"], ours.n_gpu_star, 0, 1))
     return Group(ERDIL, "Table 1", "latency-wall-table-1", tuple(rows),
-                 "printed to whole tokens/s and GPUs")
+                 "printed to whole tokens/s and GPUs; Llama is Llama 3")
 
 
 def figure1() -> Group:
@@ -49,15 +50,17 @@ def figure1() -> Group:
         Row("70B top tok/s", code["llama-3-70b"]["max_tokens_per_s"], f70.tokens_per_s[0], 0.01),
         Row("70B GPUs at top", code["llama-3-70b"]["gpus_at_max"], f70.n_gpu[0], 0.01),
         Row("8B top tok/s", code["llama-3-8b"]["max_tokens_per_s"], f8.tokens_per_s[0], 0.01),
-        Row("70B $/Mtok at 90% of top",
+        Row("70B $/Mtok",
             code["llama-3-70b_usd_per_mtok_at_90pct_of_max_speed_10k_demand"],
             f70.cost_at_speed(probe), 0.05),
-        Row(f"8B $/Mtok at {ref['probe_tokens_per_s']} tok/s",
+        Row("8B $/Mtok",
             code["llama-3-8b_usd_per_mtok_at_400_tok_s_10k_demand"],
             f8.cost_at_speed(ref["probe_tokens_per_s"]), 0.05),
     )
     return Group(ERDIL, "Figure 1", "latency-wall-figure-1", rows,
-                 "the author's code's output, demand capped at 10,000 tokens/s")
+                 "the author's code's output for Llama 3 70B and 8B, demand capped at 10,000 "
+                 "tokens/s; the cost at 90% of the 70B's top speed and at "
+                 f"{ref['probe_tokens_per_s']} tok/s for the 8B")
 
 
 def square_root_law() -> Group:
@@ -71,12 +74,13 @@ def square_root_law() -> Group:
     slope = float(np.polyfit(np.log(params), np.log(ms), 1)[0])
     nominal, base = sq["nominal_params"], sq["baseline_tokens_per_s"]
     # The source's measured latencies give the exponent; ours is the derived one (1/2).
-    rows = [Row("exponent, PaLM fit", slope, float(scaling.square_root_exponent()), 0, 0.05)]
+    rows = [Row("exponent", slope, float(scaling.square_root_exponent()), 0, 0.05, decimals=3)]
     for key, label in (("llama-3-70b", "70B"), ("llama-3.1-405b", "405B")):
         ours = scaling.square_root_law_speed(base, nominal["llama-3-8b"], nominal[key])
-        rows.append(Row(f"{label} predicted tok/s", sq["predicted_tokens_per_s"][key], ours, 0, 0.5))
+        rows.append(Row(f"{label} tok/s", sq["predicted_tokens_per_s"][key], ours, 0, 0.5))
     return Group(ERDIL, "Section 2.2.3", "latency-wall-square-root-law", tuple(rows),
-                 "the exponent of PaLM's measured latencies, and the speeds the law predicts")
+                 "the exponent fitted to PaLM's measured latencies (shown to three decimals; ours "
+                 "is the law's), and the speeds the law predicts for Llama 3 70B and 3.1 405B")
 
 
 def takeaways() -> Group:
@@ -84,12 +88,14 @@ def takeaways() -> Group:
 
     ref = _reference()["takeaways"]
     rows = (
-        Row("latency cut, 2× bandwidth", ref["doubling_bandwidth_latency_reduction"],
+        Row("latency cut", ref["doubling_bandwidth_latency_reduction"],
             -float(scaling.doubling_bandwidth_latency_change()), 0, 0.01),
-        Row("speed-up, half precision", ref["halving_precision_speedup"],
+        Row("speed-up", ref["halving_precision_speedup"],
             float(scaling.halving_precision_speedup()), 0, 0.005),
     )
-    return Group(ERDIL, "Takeaway 3", "latency-wall-speed-ups", rows, "printed as percentages")
+    return Group(ERDIL, "Takeaway 3", "latency-wall-speed-ups", rows,
+                 "the latency cut by twice the bandwidth and the speed-up from half the "
+                 "precision, printed as percentages")
 
 
 
@@ -112,10 +118,11 @@ def network_eq24() -> Group:
     paper_form = msg * (eq24["gpus"] - 1) / (eq24["gpus"] * eq24["ll_gbps"] * 1e9)
     rows = (
         Row("all-reduce, µs", eq24["us"], 1e6 * ours, 0, 0.5),
-        Row(f"same at {eq24['ll_gbps']} GB/s, µs", eq24["us"], 1e6 * paper_form, 0, 0.5),
+        Row(f"at {eq24['ll_gbps']} GB/s, µs", eq24["us"], 1e6 * paper_form, 0, 0.5),
     )
     return Group(ERDIL, "Equation 24", "full-model-eq-24", rows,
-                 "the time an all-reduce of one DGX H100 adds, printed to the microsecond")
+                 "the time an all-reduce of one DGX H100 adds, also in the paper's own form, "
+                 "printed to the microsecond")
 
 
 def capacity_sec35() -> Group:
@@ -131,11 +138,12 @@ def capacity_sec35() -> Group:
     speed = float(compile_fn(capacity.capacity_speed_limit(), args)(h100.hbm_bytes, 1.0,
                                                                     h100.hbm_bandwidth))
     rows = (
-        Row(f"reading {sec['hbm_gb']} GB, ms", sec["sweep_ms"], 1e3 * sweep, 0, 0.5),
-        Row("fronts meet above, tok/s", sec["speed"], speed, 0, 0.5),
+        Row(f"read {sec['hbm_gb']} GB, ms", sec["sweep_ms"], 1e3 * sweep, 0, 0.5),
+        Row("fronts meet, tok/s", sec["speed"], speed, 0, 0.5),
     )
     return Group(ERDIL, "Section 3.5", "full-model-section-3-5", rows,
-                 "an H100's memory read once at its peak bandwidth, printed to whole units")
+                 "an H100's memory read once at its peak bandwidth, and the speed above which the "
+                 "fronts with that memory and with unlimited memory meet, printed to whole units")
 
 
 def long_context_sec43() -> Group:
@@ -156,17 +164,19 @@ def long_context_sec43() -> Group:
     floor = float(compile_fn(lc.kv_floor(), (S.kv_bytes, S.ctx, S.hbm_bw, S.price))(
         paper["kv_kb"] * 1e3, context, paper["bandwidth_tbps"] * 1e12, paper["usd_per_hour"]))
     rows = (
-        Row("Mistral Large 2, kB/token", paper["kv_kb"], mistral.kv_bytes_per_token / 1e3, 0,
+        Row("cache, kB/tok", paper["kv_kb"], mistral.kv_bytes_per_token / 1e3, 0,
             0.5),
-        Row("Mistral Large 2 weights, GB", paper["weights_gb"],
+        Row("weights, GB", paper["weights_gb"],
             mistral_long.w * mistral.total_params / _GB, 0.01),
-        Row("cache heavier above batch", paper["crossover_batch"], math.ceil(crossover), 0),
-        Row("KV-read floor, $/Mtok", paper["floor"], floor, 0, 0.005),
-        Row("DeepSeek-V3, kB/token", paper["deepseek_kv_kb"], deepseek.kv_bytes_per_token / 1e3,
+        Row("crossover b", paper["crossover_batch"], math.ceil(crossover), 0),
+        Row("floor, $/Mtok", paper["floor"], floor, 0, 0.005),
+        Row("V3, kB/tok", paper["deepseek_kv_kb"], deepseek.kv_bytes_per_token / 1e3,
             0, 5),
     )
     return Group(ERDIL, "Section 4.3", "long-context-kv-floor", rows,
-                 "the price floor that reading a 128K-token cache sets")
+                 "Mistral Large 2's cache and weights, the batch b above which its caches of "
+                 "128K tokens outweigh the weights, the price floor that reading such a cache "
+                 "sets, and DeepSeek-V3's (V3) cache")
 
 
 _FRONTIERS: dict = {}
@@ -178,9 +188,9 @@ _BATCH = ("batch", "batch", "batch_size", "batch_size", 0.05, 0)
 _SHORT = {"Mixtral 8x22B 16-bit": "Mixtral", "Llama 3 70B 8-bit": "70B",
           "Llama 3.1 405B 8-bit": "405B", "GPT-4 16-bit (speculative)": "GPT-4",
           "DeepSeek-V3 8-bit": "DeepSeek", "Llama 3 70B (no spec dec)": "70B",
-          "Llama 3 70B (8B acceptance=0.8)": "70B spec.",
+          "Llama 3 70B (8B acceptance=0.8)": "70B*",
           "Llama 3.1 405B (no spec dec)": "405B",
-          "Llama 3.1 405B (8B acceptance=0.8)": "405B spec."}
+          "Llama 3.1 405B (8B acceptance=0.8)": "405B*"}
 SPEC_COMPARISON = "all_models_comparison_with_spec_dec"  # Tables 2 and 3
 
 
@@ -238,7 +248,9 @@ def table4() -> Group:
 
 def table5() -> Group:
     return _table(5, "spec_dec_comparison", "pref_alpha3", (_SPEED, _COST, _GPUS, _BATCH),
-                  "speculative-decoding-table-5", "with and without speculative decoding",
+                  "speculative-decoding-table-5",
+                  "Llama 3 70B and 3.1 405B without and, marked *, with speculative decoding "
+                  "(an 8B draft, acceptance 0.8)",
                   rows_erratum="erratum-speculative-decoding-table-5-comes-from-an-earlier")
 
 

@@ -29,6 +29,8 @@ class Row:
     abs: float = 0.0  # or absolute (half a unit of the last printed digit); the larger counts
     erratum: str | None = None  # the erratum box's name, when the source is wrong here
     corrected: float | None = None  # what ``ours`` is checked against when it is an erratum
+    decimals: int | None = None  # the source's value shown to this many decimals, not six digits
+    # (for a value the source does not print itself: a fit to its data, a fraction it states)
 
     @property
     def reference(self) -> float:

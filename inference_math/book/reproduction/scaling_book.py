@@ -118,21 +118,23 @@ def kv_llama_memory() -> Group:
     counts, seq = _llama2_13b()
     weights = stated["bytes_per_param"] * counts["total"]
     activation = stated["context"] * kv.LLAMA2_13B["d_model"] * stated["bytes_per_element"]
-    rows = [Row(f"{label}, billions", stated[key] / 1e9, counts[part] / 1e9, 0, 0.05)
+    rows = [Row(f"{label}, bn", stated[key] / 1e9, counts[part] / 1e9, 0, 0.05)
             for label, part, key in (("feed-forward", "ff", "ff_params"),
                                      ("vocabulary", "embedding", "vocab_params"),
                                      ("attention", "attention", "attention_params"))]
     rows += [
-        Row("parameters, billions", stated["total_params"] / 1e9, counts["total"] / 1e9, 0.01),
+        Row("parameters, bn", stated["total_params"] / 1e9, counts["total"] / 1e9, 0.01),
         Row("bf16 weights, GB", stated["weights_bytes"] / _GB, weights / _GB, 0.01),
-        Row("cache per sequence, GB", stated["kv_seq_bytes"] / _GB, seq / _GB, 0.01),
-        Row("caches exceeding weights", stated["sequences_exceeding_weights"],
+        Row("cache, GB", stated["kv_seq_bytes"] / _GB, seq / _GB, 0.01),
+        Row("caches > weights", stated["sequences_exceeding_weights"],
             float(np.ceil(weights / seq)), 0),
-        Row("prefill activation, MB", stated["prefill_activation_bytes"] / 1e6, activation / 1e6,
+        Row("activations, MB", stated["prefill_activation_bytes"] / 1e6, activation / 1e6,
             0.05),
     ]
     return Group(AUSTIN, "LLaMA 2-13B", "kv-cache-llama-2-13b", tuple(rows),
-                 "parameters printed to one decimal in billions, bf16 bytes in GB and MB")
+                 "parameters printed to one decimal in billions (bn); the bf16 bytes of the "
+                 "weights, of one sequence's cache and of a prefill's activations; how many caches "
+                 "outweigh the weights")
 
 
 def _kv_table(kind: str, title: str, note: str) -> Group:
@@ -151,7 +153,7 @@ def _kv_table(kind: str, title: str, note: str) -> Group:
     args = (S.b, S.kv_seq, S.p, S.n_param, S.n_gpu, S.hbm_bw)
     step_fn = compile_fn(kv.step_time_per_sequence(), args)
     rate_fn = compile_fn(kv.throughput_per_sequence(), args)
-    rows = [Row("cache per sequence, GB", src["kv_seq_gb"], seq / shrink / _GB, 0.01)]
+    rows = [Row("cache, GB", src["kv_seq_gb"], seq / shrink / _GB, 0.01)]
     # The source's own inputs: its rounded cache and weights (p = 1 with N in bytes), in GB.
     inputs = (src["kv_seq_gb"] * _GB, 1, tables["params_gb"] * _GB, tables["n_chips"],
               v5e.hbm_bandwidth)
@@ -164,14 +166,15 @@ def _kv_table(kind: str, title: str, note: str) -> Group:
         fit = kv.largest_batch(n_chips=tables["n_chips"], hbm_per_chip=tables["prose_hbm_gib"]
                                * 2**30 / tables["n_chips"], n_params=tables["params_gb"] * _GB,
                                bytes_per_param=1, kv_seq_bytes=src["kv_seq_gb"] * _GB)
-        rows.append(Row("largest batch", tables["oom_beyond"], fit, 0))
+        rows.append(Row("max batch", tables["oom_beyond"], fit, 0))
     return Group(AUSTIN, title, "kv-cache-llama-tables", tuple(rows), note,
                  "erratum-kv-cache-the-tables-are-in-gb-not")
 
 
 def kv_table_mha() -> Group:
     return _kv_table("mha", "LLaMA 2-13B, first table",
-                     "step time and throughput on 8 TPU v5e, printed to two decimals")
+                     "one sequence's cache, then step time and throughput on 8 TPU v5e, "
+                     "printed to two decimals, and the largest batch that fits")
 
 
 def kv_table_gqa() -> Group:
@@ -203,21 +206,24 @@ def kv_worked_problems() -> Group:
                               n_active=q5["n_active"])
     bcrit_fn = compile_fn(kv.moe_critical_batch(), (S.b_star, S.n_experts, S.n_active))
     rows = (
-        Row("Q1 parameters, billions", q1["params"] / 1e9, dense["total"] / 1e9, 0.005),
-        Row("Q1 int8 cache per token, kB", q1["kv_per_token_int8"] / 1e3, per_token / 1e3, 0.001),
-        Row("Q2 cache per sequence, GB", q2["kv_per_seq"] / _GB, seq / _GB, 0.005),
-        Row("Q2 largest batch", q2["answer"], fits[shape["n_kv"]], 0),
-        Row("Q2 same, one KV head", q2["answer_one_kv_head"], fits[1], 0, 1),
-        Row("Q3 weight load, ms", q3["answer_ms"], 1e3 * load, 0, 0.1),
-        Row("Q5 parameters, billions", q5["total_params"] / 1e9, moe["total"] / 1e9, 0.005),
+        Row("Q1 params, bn", q1["params"] / 1e9, dense["total"] / 1e9, 0.005),
+        Row("Q1 kB/tok", q1["kv_per_token_int8"] / 1e3, per_token / 1e3, 0.001),
+        Row("Q2 cache, GB", q2["kv_per_seq"] / _GB, seq / _GB, 0.005),
+        Row("Q2 max batch", q2["answer"], fits[shape["n_kv"]], 0),
+        Row("Q2 1 KV head", q2["answer_one_kv_head"], fits[1], 0, 1),
+        Row("Q3 load, ms", q3["answer_ms"], 1e3 * load, 0, 0.1),
+        Row("Q5 params, bn", q5["total_params"] / 1e9, moe["total"] / 1e9, 0.005),
         # The source's 31.2 is not ours rounded to its digit (31.3): an erratum.
-        Row("Q5 active, billions", q5["active_params"] / 1e9, moe["active"] / 1e9, 0, 0.05,
+        Row("Q5 active, bn", q5["active_params"] / 1e9, moe["active"] / 1e9, 0, 0.05,
             "erratum-kv-cache-active-parameters-of-question-5"),
-        Row("Q5 critical batch", q5["moe_b_crit"],
+        Row("Q5 b*", q5["moe_b_crit"],
             float(bcrit_fn(q5["b_crit"], q5["n_experts"], q5["n_active"])), 0),
     )
     return Group(AUSTIN, "Worked problems", "kv-cache-worked-problems", rows,
-                 "the answers of the scaling book's problems, 2 to 5 from its later revision")
+                 "the answers of the scaling book's problems, 2 to 5 from its later revision: "
+                 "Q1's parameters and int8 cache per token, Q2's cache per sequence and largest "
+                 "batch (also with one KV head), Q3's weight load, Q5's parameters, active "
+                 "parameters and critical batch b*")
 
 
 def kv_pope_crossover() -> Group:
@@ -231,13 +237,14 @@ def kv_pope_crossover() -> Group:
         bytes_per_element=palm["bytes_per_element"])
     box = "erratum-kv-cache-the-crossover-of-the-notes-on"
     rows = (
-        Row("PaLM 540B weights, GB", palm["param_mem_gb"], weights / _GB, 1e-12),
-        Row("tokens B·S", palm["tokens"], equal, 0.01, erratum=box),
-        Row(f"batch at S={palm['context']}", palm["batch"], equal / palm["context"], 0.01,
+        Row("size, GB", palm["param_mem_gb"], weights / _GB, 1e-12),
+        Row("B·S", palm["tokens"], equal, 0.01, erratum=box),
+        Row("batch B", palm["batch"], equal / palm["context"], 0.01,
             erratum=box),
     )
     return Group(POPE, "Memory costs", "kv-cache-pope-crossover", rows,
-                 "PaLM 540B with one key-value head: where the cache weighs as much as the weights")
+                 "PaLM 540B with one key-value head: the size of its weights, and the tokens B·S, or the "
+                 f"batch B at S = {palm['context']:,}, whose cache weighs as much")
 
 
 # ---- Austin et al. (2025), the worked problems again (chapter "Worked problems") -------------
@@ -253,11 +260,12 @@ def worked_question3() -> Group:
     load_fn = compile_fn(intensity.step_time_min().rhs.subs(S.b, 0),
                          (S.p, S.n_param, S.n_gpu, S.hbm_bw))
     at_variant = float(load_fn(1, counts["total"], q3["n_chips"], q3["variant_bw_per_chip"]))
-    rows = (Row(f"weight load at {q3['variant_bw_per_chip'] / 1e9:.0f} GB/s, ms",
+    rows = (Row("load, ms",
                 q3["variant_answer_ms"], 1e3 * at_variant, 0, 0.1,
                 "erratum-worked-problems-two-printed-answers-neither-from-the"),)
     return Group(AUSTIN, "Worked problems: question 3", "worked-problems-q3", rows,
-                 "another copy of the later revision, with a lower bandwidth")
+                 "another copy of the later revision: the weight load at a lower bandwidth, "
+                 f"{q3['variant_bw_per_chip'] / 1e9:.0f} GB/s")
 
 
 def worked_question5() -> Group:
@@ -274,14 +282,15 @@ def worked_question5() -> Group:
     per_token = float(compile_fn(fwd, (S.n_active_param, S.seq_q))(moe["active"], 1))
     box = "erratum-worked-problems-the-active-parameters"
     rows = (
-        Row("growth of all parameters", q5["total_growth"], moe["total"] / dense["total"], 0, 0.5),
-        Row("active, billions", q5["active_params"] / 1e9, moe["active"] / 1e9, 0, 0.05, box),
+        Row("all params, ×", q5["total_growth"], moe["total"] / dense["total"], 0, 0.5),
+        Row("active, bn", q5["active_params"] / 1e9, moe["active"] / 1e9, 0, 0.05, box),
         # The source's FLOPs per token, 2 × its 31.2e9 active parameters, inherit the slip.
-        Row("FLOPs per token, billions", q5["flop_per_param"] * q5["active_params"] / 1e9,
+        Row("GFLOP/token", q5["flop_per_param"] * q5["active_params"] / 1e9,
             per_token / 1e9, 0, 0.05, box),
     )
     return Group(AUSTIN, "Worked problems: question 5", "worked-problems-q5", rows,
-                 "the worked model as a mixture of 16 experts, 2 of them active")
+                 "the worked model as a mixture of 16 experts, 2 of them active: how many "
+                 "times its parameters grow, its active parameters and its FLOPs per token")
 
 
 # ---- Austin et al. (2025) and the notes on Pope et al. (2022) (chapter "How many chips") -------
@@ -297,7 +306,7 @@ def sharding_generation() -> Group:
     rows = (
         Row("largest Y", src["gen_y_max"], float(y_max), 0),
         # "around 8" for the TPU v5e, with a link counted in both directions
-        Row("β of the TPU v5e", src["gen_beta"],
+        Row("β, TPU v5e", src["gen_beta"],
             sharding.bandwidth_ratio(get_gpu("tpu-v5e"), 2), 0.15),
     )
     return Group(AUSTIN, "Generation", "sharding-model-parallelism", rows,
@@ -316,13 +325,14 @@ def sharding_question7() -> Group:
     coeff = float(spec["t_star"].subs(S.p_act, 2) * sp.sqrt(S.n_gpu) * S.ici_bw
                      / (S.b * S.d_model))
     rows = (
-        Row("coefficient of T*", src["q7_t_coeff"], coeff, 0, 0.05),
-        Row("1-D/2-D crossover, chips", src["q7_crossover_printed"], float(spec["n_cross"]), 0,
+        Row("coeff. of T*", src["q7_t_coeff"], coeff, 0, 0.05),
+        Row("1-D/2-D, chips", src["q7_crossover_printed"], float(spec["n_cross"]), 0,
             erratum="erratum-sharding-the-q7-crossover-is-not-the",
             corrected=float(src["q7_crossover_later_rev"])),
     )
     return Group(AUSTIN, "Question 7", "sharding-two-dimensions", rows,
-                 "2-D weight-stationary sharding at a feed-forward width of four model widths")
+                 "2-D weight-stationary sharding at a feed-forward width of four model widths: "
+                 "the coefficient of its step time T*, and the chip count where it overtakes 1-D")
 
 
 def sharding_appendix_c() -> Group:
@@ -337,19 +347,20 @@ def sharding_appendix_c() -> Group:
     buffer = sharding.latency_bound_buffer().rhs.subs(appc)
     acts = src["appc_batch"] * src["appc_d_model"] * src["appc_act_bytes"]
     rows = (
-        Row("latency-bound buffer, kB", src["appc_buffer"] / 1e3, float(buffer) / 1e3, 0),
-        Row("int8 activations, kB", src["appc_act_printed"] / 1e3, acts / 1e3, 0.001),
+        Row("buffer, kB", src["appc_buffer"] / 1e3, float(buffer) / 1e3, 0),
+        Row("int8 acts, kB", src["appc_act_printed"] / 1e3, acts / 1e3, 0.001),
         Row("divisor of B·D", src["appc_divisor"], float((S.ici_bw * S.t_hop).subs(appc)), 0),
     )
     return Group(AUSTIN, "Appendix C", "sharding-latency-bound", rows,
-                 "when the collectives of decode are latency bound, on 8 TPU v5e")
+                 "when the collectives of decode are latency bound, on 8 TPU v5e: the buffer "
+                 "below which they are, a batch's int8 activations (acts), and the divisor of B·D")
 
 
 def sharding_elements() -> Group:
     from ...derivations import sharding
 
     src = sharding.QUOTED
-    rows = (Row("1-D/2-D crossover, chips", src["esti_crossover"],
+    rows = (Row("1-D/2-D, chips", src["esti_crossover"],
                 float(sharding.printed_crossover_esti()), 0),)
     return Group(POPE, "2D weight stationary", "sharding-elements", rows,
                  "the chip count above which 2-D sharding moves fewer elements")
