@@ -59,23 +59,25 @@ def test_kv_transfer_hand_value():
     assert math.isclose(float(fn(2000 * 70272, 8, 50e9)), 3.514e-4, rel_tol=1e-3)
 
 
-def test_aggregated_ttft_counts_the_wait_and_the_chunks():
-    fn = compile_fn(sr.aggregated_ttft(), (S.t_mix, S.t_dec, S.f_mix, S.n_chunks))
-    # every step carries a chunk: one step waited, three carrying the prompt
-    assert math.isclose(float(fn(0.05, 0.03, 1.0, 3)), 0.2)
+def test_aggregated_ttft_counts_the_step_in_flight_and_the_chunks():
+    fn = compile_fn(sr.aggregated_ttft(), (S.t_mix, S.n_chunks))
+    # one step in flight, three carrying the prompt
+    assert math.isclose(float(fn(0.05, 3)), 0.2)
 
 
-def test_aggregated_ttft_waits_for_a_step_with_a_chunk_hand_value():
-    """DeepSeek-R1 on 8 B200s, b = 1,024, C = 4,096, 1,024/1,024 tokens: f_mix =
-    1,024·1,024/(1,024·4,096) = 0.25, one step in four carries a chunk. The physical curve's
-    steps: t_mix = 32.52 ms, t_dec = 24.23 ms. At worst a prompt waits for a chunked step
-    (32.52), then 1/0.25 − 1 = 3 plain steps (3 × 24.23 = 72.69), then rides its one chunked
-    step (32.52): 137.7 ms, where the step in progress and the prompt's own made 65 ms."""
-    share = compile_fn(sr.chunk_share(), (S.b, S.chunk, S.t_prompt, S.t_output))
-    f = float(share(1024, 4096, 1024, 1024))
-    assert f == 0.25
-    fn = compile_fn(sr.aggregated_ttft(), (S.t_mix, S.t_dec, S.f_mix, S.n_chunks))
-    assert math.isclose(float(fn(32.52e-3, 24.23e-3, f, 1)), 137.73e-3, rel_tol=1e-4)
+def test_aggregated_ttft_does_not_wait_for_a_chunk_to_fill_hand_value():
+    """DeepSeek-R1 on 8 B200s, b = 1,024, a budget of C = 4,096 prompt tokens per step,
+    1,024/1,024 tokens: the finishing requests bring 1,024 prompt tokens per step on average
+    (f_mix = 0.25 of a 4,096-token chunk), but a step takes a waiting prompt up to the budget:
+    the prompt waits for the step in flight (at worst a mixed one, 32.52 ms on the physical
+    curve) and rides one step (32.52 ms): 65.04 ms, whatever f_mix is. One sequence served
+    alone (b = 1, f_mix = 1/4,096) waits no longer: there are no steps to wait for."""
+    fn = compile_fn(sr.aggregated_ttft(), (S.t_mix, S.n_chunks))
+    chunks = compile_fn(sr.chunks_of_prompt(), (S.t_prompt, S.chunk))
+    assert float(chunks(1024, 4096)) == 1
+    assert math.isclose(float(fn(32.52e-3, 1)), 65.04e-3, rel_tol=1e-12)
+    assert S.f_mix not in sr.aggregated_ttft().rhs.free_symbols
+    assert float(chunks(1024, 512)) == 2  # a 512-token budget: the prompt rides two steps
 
 
 def test_mixed_split_when_memory_binds_hand_value():

@@ -83,7 +83,7 @@ def _formulas() -> dict:
         "chunks_of_prompt": (sr.chunks_of_prompt(), (S.t_prompt, S.chunk)),
         "mean_step": (sr.mean_step().rhs, (S.b, S.chunk, S.t_prompt, S.t_output, S.t_dec,
                                            S.t_mix)),
-        "aggregated_ttft": (sr.aggregated_ttft().rhs, (S.t_mix, S.t_dec, S.f_mix, S.n_chunks)),
+        "aggregated_ttft": (sr.aggregated_ttft().rhs, (S.t_mix, S.n_chunks)),
         "mixed_split": (sr.mixed_split().rhs, (S.u_mix, S.u_dec, S.u_chunk, S.b, S.chunk)),
         "output_gpu_seconds": (sr.output_gpu_seconds(), (S.n_gpu, S.b, S.chunk, S.t_prompt,
                                                          S.t_output, S.t_dec, S.t_mix,

@@ -25,8 +25,8 @@ def mean_step(b, chunk, t_prompt, t_output, t_dec, t_mix):
     return t_dec - t_prompt*b*(t_dec - t_mix)/(chunk*t_output)
 
 
-def aggregated_ttft(t_mix, t_dec, f_mix, n_chunks):
-    return n_chunks*t_mix + t_dec*(-1 + f_mix**(-1.0)) + t_mix
+def aggregated_ttft(t_mix, n_chunks):
+    return n_chunks*t_mix + t_mix
 
 
 def mixed_split(u_mix, u_dec, u_chunk, b, chunk):
@@ -126,7 +126,7 @@ ARGUMENTS = {
     'chunk_share': ('b', 'chunk', 't_prompt', 't_output'),
     'chunks_of_prompt': ('t_prompt', 'chunk'),
     'mean_step': ('b', 'chunk', 't_prompt', 't_output', 't_dec', 't_mix'),
-    'aggregated_ttft': ('t_mix', 't_dec', 'f_mix', 'n_chunks'),
+    'aggregated_ttft': ('t_mix', 'n_chunks'),
     'mixed_split': ('u_mix', 'u_dec', 'u_chunk', 'b', 'chunk'),
     'output_gpu_seconds': ('n_gpu', 'b', 'chunk', 't_prompt', 't_output', 't_dec', 't_mix', 'phi_in'),
     'input_gpu_seconds': ('n_gpu', 'chunk', 't_mix', 'phi_in'),

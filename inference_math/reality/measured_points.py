@@ -444,10 +444,7 @@ class Probe:
             fns = sf.serve_fns()
             tpot = fns["mean_step"](g.batch, g.extra, work.input_len, work.output_len, t_dec,
                                     steps)
-            share = fns["chunk_share"](g.batch, np.where(g.extra > 0, g.extra, 1.0),
-                                       work.input_len, work.output_len)
-            ttft = fns["aggregated_ttft"](steps, t_dec, share,
-                                          fns["chunks_of_prompt"](work.input_len, g.extra))
+            ttft = fns["aggregated_ttft"](steps, fns["chunks_of_prompt"](work.input_len, g.extra))
             mixed = ~plain
             return dict(batch=g.batch[mixed], output_tok_s_per_gpu=(g.batch / (g.n * tpot))
                         [mixed], tok_s_per_user=1.0 / tpot[mixed], ttft_ms=ttft[mixed] * 1e3,
@@ -540,6 +537,8 @@ def probe(resolved: Resolved) -> Probe:
         else:
             batches = list(sf.BATCHES)
         for batch in batches:
+            if batch < s:  # each data-parallel group holds a sequence
+                continue
             share = batch * ratio
             rows.append((n, s, batch, 0.0))
             prefill.append((n, s, batch))
@@ -547,8 +546,9 @@ def probe(resolved: Resolved) -> Probe:
                 continue
             if point["concurrency"]:
                 rows.append((n, s, batch, max(ENGINE_CHUNK, share)))
-            else:
-                rows.append((n, s, batch, share))
+            else:  # the budgets of serving_frontier._decode_grid
+                if share >= sf.CHUNKS[0]:
+                    rows.append((n, s, batch, share))
                 rows += [(n, s, batch, c) for c in sf.CHUNKS if c > share]
     n, s, batch, chunk = (np.array(col, dtype=float) for col in zip(*rows, strict=False))
     steps = sf._Grid(n, s, batch, 1.0 + chunk / batch, chunk)

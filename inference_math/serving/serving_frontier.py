@@ -183,15 +183,19 @@ def _layouts(work: Workload) -> list[tuple[float, float]]:
 
 
 def _decode_grid(work: Workload) -> _Grid:
-    """Every (instance, σ, batch, chunk): chunk 0 is a step without prompt tokens; chunk −1
-    stands for exactly the batch's share b·T_in/T_out."""
+    """Every (instance, σ, batch, chunk): chunk 0 is a step without prompt tokens, else a
+    step's budget of prompt tokens: exactly the batch's share b·T_in/T_out, or a larger one of
+    :data:`CHUNKS`. No budget is below the smallest of CHUNKS (engines default to thousands of
+    tokens; one of a few tokens would trickle a prompt over hundreds of steps), and σ data-
+    parallel groups need at least σ sequences."""
     rows = []
     ratio = work.input_len / work.output_len
     for n, s in _layouts(work):
-        for batch in BATCHES:
+        for batch in BATCHES[BATCHES >= s]:  # each data-parallel group holds a sequence
             share = batch * ratio
             rows.append((n, s, batch, 0.0))
-            rows.append((n, s, batch, share))
+            if share >= CHUNKS[0]:
+                rows.append((n, s, batch, share))
             rows += [(n, s, batch, c) for c in CHUNKS if c > share]
     n, s, batch, chunk = (np.array(col) for col in zip(*rows, strict=False))
     return _Grid(n, s, batch, 1.0 + chunk / batch, chunk)
@@ -333,12 +337,10 @@ def aggregated(work: Workload, eff=None) -> dict:
     chunk = np.where(mixed, grid.extra, 1.0)
     fns = serve_fns()
     tpot = fns["mean_step"](grid.batch, grid.extra, work.input_len, work.output_len, t_dec, t_mix)
-    share = fns["chunk_share"](grid.batch, chunk, work.input_len, work.output_len)
     if work.curve == "limit":
         ttft = prompt_floor(work, grid.n)
     else:
-        ttft = fns["aggregated_ttft"](t_mix, t_dec, share,
-                                      fns["chunks_of_prompt"](work.input_len, grid.extra))
+        ttft = fns["aggregated_ttft"](t_mix, fns["chunks_of_prompt"](work.input_len, grid.extra))
     phi = mixed_share(steps, grid)
     with np.errstate(invalid="ignore"):
         rate = grid.batch / (grid.n * tpot)

@@ -10,9 +10,9 @@ must be prefilled at the rate tokens leave: b/T_out requests per step, b·T_in/T
 per step. They travel in chunks of C tokens inside decode steps (a step of b decode tokens and C
 prompt tokens takes t_mix, a step without a chunk t_dec), so a share f_mix of the steps carries a
 chunk (eq-serve-chunk-share) and a step takes t̄ on average (eq-serve-mean-step): the time per
-output token. A prompt waits for the step in progress, then at worst for the 1/f_mix − 1 plain
-steps before the next step with room for a chunk, and rides ⌈T_in/C⌉ chunked steps
-(eq-serve-aggregated-ttft).
+output token. A prompt waits for the step in progress and rides ⌈T_in/C⌉ chunked
+steps (eq-serve-aggregated-ttft): C is a step's budget of prompt tokens, and a step takes a
+waiting prompt's tokens up to it.
 
 *Disaggregated serving.* A prefill pool prefills P prompts per pass in t_pre on instances of
 N_pre GPUs, sends each prompt's cache to the decode pool over the scale-out network
@@ -86,15 +86,15 @@ def mean_step() -> sp.Eq:
 def aggregated_ttft() -> sp.Eq:
     """Time to first token of aggregated serving, at worst (eq-serve-aggregated-ttft).
 
-    Only a share f_mix of the steps carries a chunk (eq-serve-chunk-share): one in 1/f_mix. A
-    prompt that arrives just as a chunked step starts waits for it (t_mix, the longest step),
-    then for the 1/f_mix − 1 plain steps (t_dec each) before the next step with room for a
-    chunk, then rides n_chunks = ⌈T_in/C⌉ steps that each carry one of its chunks; its first
-    token comes out of the last of them. The worst case, not the mean (half the plain steps),
-    since a TTFT limit bounds every request's wait; at f_mix = 1 (every step carries a chunk)
-    there is no plain step to wait for.
+    C is a step's budget of prompt tokens, as an engine sets it (vLLM's
+    max_num_batched_tokens): a step takes waiting prompt tokens up to C, so under continuous
+    batching a new prompt waits only for the step in flight (at worst a step that carries a
+    chunk, t_mix, the longest), then rides n_chunks = ⌈T_in/C⌉ steps that each carry one of its
+    chunks; its first token comes out of the last of them. No engine holds a prompt back to
+    fill a chunk: the share f_mix of steps that carry one (eq-serve-chunk-share) sets the mean
+    step, not the wait.
     """
-    return sp.Eq(t_ttft, t_mix + (1 / f_mix - 1) * t_dec + n_chunks * t_mix)
+    return sp.Eq(t_ttft, t_mix + n_chunks * t_mix)
 
 
 def chunks_of_prompt() -> sp.Expr:
