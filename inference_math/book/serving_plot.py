@@ -17,7 +17,7 @@ import numpy as np
 MARKERS = ("o", "s", "^", "D", "v", "P", "X")
 CURVES = {
     "limit": dict(color="0.15", linestyle="-", label="limit (peaks)"),
-    "physical": dict(color="0.5", linestyle="-.", label="physical"),
+    "physical": dict(color="C9", linestyle="-.", label="physical"),
     "estimate": dict(color="C0", linestyle="-", label="estimate"),
     "paper": dict(color="C1", linestyle="--", label="paper's curve"),
 }
