@@ -14,10 +14,12 @@ What is searched (every combination is evaluated in one vectorized call per curv
 - attention tensor-parallel over the instance (σ = 1) or, for a mixture of experts,
   data-parallel over it (σ = N, DeepSeek's and SGLang's DP attention), the experts parallel as
   eq-phys-expert-parallel sets;
-- b sequences decoding together, b = 1, √2, 2, ... up to 8,192 (rounded), as far as the HBM
-  holds the weights and every sequence's cache at the mean decode context T_in + T_out/2;
-- aggregated: a chunk of C = 512 ... 16,384 prompt tokens, or exactly b·T_in/T_out (every step
-  carries its share), never less than that share (else prefill falls behind);
+- b sequences decoding together, b = 1, √2, 2, ... up to 8,192 (rounded), at least one per
+  data-parallel group, as far as the HBM holds the weights and every sequence's cache at the
+  mean decode context T_in + T_out/2;
+- aggregated: a step's budget of C = 512 ... 16,384 prompt tokens, or exactly b·T_in/T_out
+  (every step carries its share) where that is 512 or more, never less than that share (else
+  prefill falls behind);
 - disaggregated: prefill instances of N_pre GPUs passing P = 1 ... 64 prompts at once; the pool
   with the most input tokens per GPU-second whose TTFT meets the limit serves every decode layout.
 
