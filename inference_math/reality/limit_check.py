@@ -79,15 +79,18 @@ def tokens_per_step(cond: FrontierConditions, model) -> float:
     return 1.0 + mtp
 
 
+def narrowest_weight_bits(gpu) -> int:
+    """The narrowest weights the GPU has a FLOP/s figure for: an unstated width at its most
+    favourable."""
+    return min(gpu.flops_by_weight_bits)
+
+
 def limit_setting(cond: FrontierConditions) -> tuple[Setting, float]:
     """The limit's Setting at a measurement's conditions and its decode context."""
     model, gpu = cond.model_object(), get_gpu(cond.gpu)
     context = cond.input_len if cond.input_len is not None else (cond.avg_kv_len or 0.0)
     kv_bits = cond.kv_bits or UNSTATED_KV_BITS
-    if cond.weight_bits is None:  # the narrowest weights the GPU has a FLOP/s figure for
-        weight_bytes = min(gpu.flops_by_weight_bits) / 8
-    else:
-        weight_bytes = cond.weight_bits / 8
+    weight_bytes = (cond.weight_bits or narrowest_weight_bits(gpu)) / 8
     if math.isclose(weight_bytes, model.weight_bytes, rel_tol=0.2):
         weight_bytes = None  # the model's own mixed precision (FP8 blocks, MXFP4 experts)
     setting = Setting(model, gpu, weight_bytes=weight_bytes, context=float(context),

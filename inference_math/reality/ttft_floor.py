@@ -29,7 +29,7 @@ import numpy as np
 from ..core.validation import InputError
 from ..presets.hardware import get_gpu
 from ..serving.serving_frontier import Workload, prompt_floor
-from .limit_check import UNSTATED_KV_BITS
+from .limit_check import UNSTATED_KV_BITS, narrowest_weight_bits
 
 
 @dataclass(frozen=True)
@@ -54,9 +54,8 @@ def ttft_floor_s(model, gpu, gpus: float, input_len: float, weight_bits: float |
     """Seconds of the prompt's arithmetic on ``gpus`` GPUs at their peaks (module docstring),
     the logits of its last token only; ``weight_bits`` and ``kv_bits`` None: the most
     favourable the GPU serves."""
-    if weight_bits is None:
-        weight_bits = min(gpu.flops_by_weight_bits)
-    work = Workload(model, gpu, float(input_len), 1.0, weight_bits=weight_bits,
+    work = Workload(model, gpu, float(input_len), 1.0,
+                    weight_bits=weight_bits or narrowest_weight_bits(gpu),
                     kv_bits=kv_bits or UNSTATED_KV_BITS, curve="limit")
     return float(prompt_floor(work, np.array([float(gpus)]))[0])
 
