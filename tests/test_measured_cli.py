@@ -65,12 +65,13 @@ def test_concurrency_and_rate_rows_name_their_arrival_model(tmp_path, capsys):
     assert rows["c"]["arrivals"] == "closed loop" and rows["c"]["reason"] is None
     assert "each replaced as it ends" in rows["c"]["arrivals_meaning"]
     assert rows["c"]["quantity"] == "ttft_ms" and rows["c"]["limit"] < rows["c"]["estimate"]
-    assert rows["r"]["arrivals"] == "open loop" and "queueing" in rows["r"]["reason"]
+    assert rows["r"]["arrivals"] == "open loop" and rows["r"]["reason"] == \
+        "request rate not stated"
     path = tmp_path / "mine.csv"
     assert main(["measured", str(path)]) == 0
     out = capsys.readouterr().out
     assert "closed loop: the stated requests always in flight" in out
-    assert "open loop: requests at a stated rate: not modelled" in out
+    assert "open loop: requests arriving at a stated rate: the decode batch Little's law" in out
     assert "ttft_ms in ms to the first token" in out
 
 

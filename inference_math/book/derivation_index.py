@@ -30,6 +30,8 @@ SOURCE_KEYS = (
     (re.compile(r"Austin et al\. \(2025\)"), "austin2025scaling"),
     (re.compile(r"Pope et al\."), "pope2022efficiently"),
     (re.compile(r"Leviathan et al\."), "leviathan2023fast"),
+    (re.compile(r"Little \(1961\)"), "little1961"),
+    (re.compile(r"Kleinrock \(1975\)"), "kleinrock1975"),
     (re.compile(r"Mazurek and Gabriel \(2025\)"), "mazurek2025llm"),
     (re.compile(r"Mazurek and Schreiber \(2025\)"), "mazurek2025moe"),
     (re.compile(r"Mazurek \(2025\), 'Why are embeddings"), "mazurek2025embeddings"),

@@ -84,6 +84,8 @@ def _formulas() -> dict:
         "mean_step": (sr.mean_step().rhs, (S.b, S.chunk, S.t_prompt, S.t_output, S.t_dec,
                                            S.t_mix)),
         "aggregated_ttft": (sr.aggregated_ttft().rhs, (S.t_mix, S.n_chunks)),
+        "open_loop_rate": (sr.open_loop_rate().rhs, (S.b, S.t_output, S.t_step_mean)),
+        "open_loop_ttft": (sr.open_loop_ttft().rhs, (S.f_mix, S.t_dec, S.t_mix, S.n_chunks)),
         "mixed_split": (sr.mixed_split().rhs, (S.u_mix, S.u_dec, S.u_chunk, S.b, S.chunk)),
         "output_gpu_seconds": (sr.output_gpu_seconds(), (S.n_gpu, S.b, S.chunk, S.t_prompt,
                                                          S.t_output, S.t_dec, S.t_mix,
@@ -112,7 +114,8 @@ def _formulas() -> dict:
     }
 
 
-FORMULAS = ("chunk_share", "chunks_of_prompt", "mean_step", "aggregated_ttft", "mixed_split",
+FORMULAS = ("chunk_share", "chunks_of_prompt", "mean_step", "aggregated_ttft", "open_loop_rate",
+            "open_loop_ttft", "mixed_split",
             "output_gpu_seconds", "input_gpu_seconds",
             "disaggregated_ttft", "disaggregated_rate", "pool_ratio", "estimate_step", "cost",
             "sens_one_term", "sens_corner", "spec_latency", "preference",

@@ -308,6 +308,9 @@ u_mix = "u_mix"
 u_dec = "u_dec"
 u_chunk = "u_chunk"
 rate_serve = "rate_serve"
+lam_req = "lam_req"
+t_step_fixed = "t_step_fixed"
+t_step_seq = "t_step_seq"
 t_fixed_step = "t_fixed_step"
 eta_mem = "eta_mem"
 beta_half = "beta_half"
@@ -666,6 +669,9 @@ NAMES = (
     u_dec,
     u_chunk,
     rate_serve,
+    lam_req,
+    t_step_fixed,
+    t_step_seq,
     t_fixed_step,
     eta_mem,
     beta_half,

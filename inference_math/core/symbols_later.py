@@ -68,6 +68,15 @@ u_chunk = _define("u_chunk", r"u_{\mathrm{chunk}}", "s",
 rate_serve = _define("rate_serve", r"R_{\mathrm{GPU}}", "tokens/s",
                      "output tokens per second per GPU of a deployment, prefill's GPU time counted",
                      "serving", **_POS)
+lam_req = _define("lam_req", r"\Lambda", "requests/s",
+                  "requests arriving per second at one instance (open-loop arrivals)", "serving",
+                  **_POS)
+t_step_fixed = _define("t_step_fixed", r"t_{\mathrm{fix}}", "s",
+                       "the part of a step's time no sequence adds (a linear step's intercept)",
+                       "serving", **_POS)
+t_step_seq = _define("t_step_seq", r"t_{\mathrm{seq}}", "s",
+                     "the time each sequence of the batch adds to a step (a linear step's slope)",
+                     "serving", **_POS)
 
 
 # --- the estimate (section owned by inference_math/serving/estimate_rules.py) ---------------

@@ -29,6 +29,14 @@ def aggregated_ttft(t_mix, n_chunks):
     return n_chunks*t_mix + t_mix
 
 
+def open_loop_rate(b, t_output, t_step_mean):
+    return b/(t_output*t_step_mean)
+
+
+def open_loop_ttft(f_mix, t_dec, t_mix, n_chunks):
+    return n_chunks*t_mix + (f_mix*t_mix**2 + t_dec**2*(1 - f_mix))/(2*f_mix*t_mix + 2*t_dec*(1 - f_mix))
+
+
 def mixed_split(u_mix, u_dec, u_chunk, b, chunk):
     return (chunk*numpy.maximum(0, u_chunk + u_dec - u_mix)/(chunk + b) + numpy.maximum(0, -u_dec + u_mix))/(numpy.maximum(0, -u_chunk + u_mix) + numpy.maximum(0, -u_dec + u_mix) + numpy.maximum(0, u_chunk + u_dec - u_mix))
 
@@ -127,6 +135,8 @@ ARGUMENTS = {
     'chunks_of_prompt': ('t_prompt', 'chunk'),
     'mean_step': ('b', 'chunk', 't_prompt', 't_output', 't_dec', 't_mix'),
     'aggregated_ttft': ('t_mix', 'n_chunks'),
+    'open_loop_rate': ('b', 't_output', 't_step_mean'),
+    'open_loop_ttft': ('f_mix', 't_dec', 't_mix', 'n_chunks'),
     'mixed_split': ('u_mix', 'u_dec', 'u_chunk', 'b', 'chunk'),
     'output_gpu_seconds': ('n_gpu', 'b', 'chunk', 't_prompt', 't_output', 't_dec', 't_mix', 'phi_in'),
     'input_gpu_seconds': ('n_gpu', 'chunk', 't_mix', 'phi_in'),

@@ -50,13 +50,13 @@ from ..serving import step_time as st
 
 COLUMNS = ("point_id", "source_id", "source", "source_detail", "model", "gpu", "gpus",
            "weight_bits", "kv_bits", "engine", "engine_version", "tp", "ep", "pp", "dp_attention",
-           "disaggregated", "prefill_gpus", "decode_gpus", "scenario", "concurrency", "input_len",
-           "output_len", "ttft_limit_ms", "tpot_limit_ms", "spec_decode", "spec_accept_len",
+           "disaggregated", "prefill_gpus", "decode_gpus", "scenario", "concurrency", "request_rate",
+           "input_len", "output_len", "ttft_limit_ms", "tpot_limit_ms", "spec_decode", "spec_accept_len",
            "output_tok_s_per_gpu", "tok_s_per_user", "tpot_ms", "ttft_ms", "input_tok_s_per_gpu",
            "derived", "note")
 REQUIRED = ("model", "gpu", "gpus", "scenario", "input_len", "output_len")
 NUMBERS = ("gpus", "weight_bits", "kv_bits", "tp", "ep", "pp", "dp_attention", "disaggregated",
-           "prefill_gpus", "decode_gpus", "concurrency", "input_len", "output_len",
+           "prefill_gpus", "decode_gpus", "concurrency", "request_rate", "input_len", "output_len",
            "ttft_limit_ms", "tpot_limit_ms", "spec_accept_len", "output_tok_s_per_gpu",
            "tok_s_per_user", "tpot_ms", "ttft_ms", "input_tok_s_per_gpu")
 MEASURED = ("output_tok_s_per_gpu", "tok_s_per_user", "tpot_ms", "ttft_ms", "input_tok_s_per_gpu")
@@ -160,7 +160,9 @@ TIMES = ("tpot_ms", "ttft_ms")
 ARRIVALS = {
     "concurrency": ("closed loop", "the stated requests always in flight, each replaced as it "
                                    "ends (chunked prefill in the decode steps)"),
-    "rate": ("open loop", "requests at a stated rate: not modelled (it needs a queueing model)"),
+    "rate": ("open loop", "requests arriving at a stated rate: the decode batch Little's law gives "
+                          "at that rate (eq-serve-open-loop-rate), a prompt waiting the residual "
+                          "of the step it arrives in (eq-serve-open-loop-ttft)"),
     "offline": ("all at once", "every request queued at the start: the most throughput of any "
                                "batch"),
     "server": ("best under limits", "the most throughput of any load within the TTFT and TPOT "
@@ -322,8 +324,8 @@ def resolve(point: Point, times: bool = False) -> Resolved:
     spec = str(point["spec_decode"] or "").lower()
     if spec and spec != "none":
         return Resolved(point, reason="speculative decoding")
-    if point["scenario"] == "rate":
-        return Resolved(point, reason="request-rate arrivals need a queueing model")
+    if point["scenario"] == "rate" and not point["request_rate"]:
+        return Resolved(point, reason="request rate not stated")
     if point["disaggregated"] == 1 and point["scenario"] not in ("decode-only", "prefill-only"):
         return Resolved(point, reason="disaggregated pools of stated sizes")
     try:
@@ -341,7 +343,7 @@ def resolve(point: Point, times: bool = False) -> Resolved:
     if point["scenario"] == "concurrency" and not point["concurrency"]:
         return Resolved(point, reason="concurrency not stated")
     if tp is None:
-        if point["concurrency"]:
+        if point["concurrency"] or point["scenario"] == "rate":
             return Resolved(point, reason="layout not stated")
         return Resolved(point, model, gpu, 0.0, 1.0)
     n = max(tp * pp, ep or 1.0)
@@ -444,11 +446,17 @@ class Probe:
             fns = sf.serve_fns()
             tpot = fns["mean_step"](g.batch, g.extra, work.input_len, work.output_len, t_dec,
                                     steps)
-            ttft = fns["aggregated_ttft"](steps, fns["chunks_of_prompt"](work.input_len, g.extra))
+            chunks = fns["chunks_of_prompt"](work.input_len, g.extra)
+            if self.resolved.point["scenario"] == "rate":  # arrivals at random times: the mean
+                share = fns["chunk_share"](g.batch, g.extra, work.input_len, work.output_len)
+                ttft = fns["open_loop_ttft"](share, t_dec, steps, chunks)
+            else:
+                ttft = fns["aggregated_ttft"](steps, chunks)
             mixed = ~plain
             return dict(batch=g.batch[mixed], output_tok_s_per_gpu=(g.batch / (g.n * tpot))
                         [mixed], tok_s_per_user=1.0 / tpot[mixed], ttft_ms=ttft[mixed] * 1e3,
-                        tpot_s=tpot[mixed])
+                        tpot_s=tpot[mixed], n=g.n[mixed],
+                        requests_s=fns["open_loop_rate"](g.batch, work.output_len, tpot)[mixed])
 
     def predict(self, curve: str, eff=None, by: str | None = None) -> dict[str, float | None]:
         """The point's measured quantities as ``curve`` gives them (None where it has none):
@@ -471,6 +479,8 @@ class Probe:
                 ok &= c["ttft_ms"] <= point["ttft_limit_ms"]
         if not ok.any():
             return _finite()
+        if point["scenario"] == "rate":
+            return self._at_rate(c, ok, curve)
         if point["concurrency"]:
             i = int(np.argmax(np.where(ok, c["batch"], -np.inf)))
         elif by in TIMES:
@@ -487,6 +497,37 @@ class Probe:
             i = int(np.argmax(np.where(ok, rate, -np.inf)))
         return _finite(**{name: values[i] for name, values in c.items()
                           if name in MEASURED})
+
+
+    def _at_rate(self, c: dict, ok: np.ndarray, curve: str) -> dict[str, float | None]:
+        """A request-rate point at the decode batch its rate sustains in steady state
+        (eq-serve-open-loop-rate): between the two batches of the grid whose rates bracket the
+        instance's share of the arrivals, log-linear in the rate; under the limit at the
+        smaller of them, whose step is no longer than the steady state's (a step does not
+        shorten as its batch grows), so the limit stays a bound. A rate above every batch's
+        is beyond the instance: the queue grows and the point runs at its most throughput; its
+        TTFT grows with the queue and its TPOT depends on the batch the engine caps (neither is
+        given)."""
+        point = self.resolved.point
+        load = point["request_rate"] * c["n"] / point["gpus"]  # requests/s of one instance
+        order = np.argsort(c["batch"], kind="stable")
+        order = order[ok[order]]
+        carried = c["requests_s"][order] >= load[order]
+        if not carried.any():
+            return _finite(output_tok_s_per_gpu=float(np.max(c["output_tok_s_per_gpu"][order])))
+        j = int(np.argmax(carried))
+        rate = point["request_rate"] * self.work.output_len / point["gpus"]
+        if j == 0:
+            at = {name: c[name][order[0]] for name in ("tok_s_per_user", "ttft_ms")}
+        elif curve == "limit":
+            at = {name: c[name][order[j - 1]] for name in ("tok_s_per_user", "ttft_ms")}
+        else:
+            lo, hi = order[j - 1], order[j]
+            w = math.log(load[lo] / c["requests_s"][lo]) / math.log(c["requests_s"][hi] /
+                                                                    c["requests_s"][lo])
+            at = {name: math.exp((1 - w) * math.log(c[name][lo]) + w * math.log(c[name][hi]))
+                  for name in ("tok_s_per_user", "ttft_ms")}
+        return _finite(output_tok_s_per_gpu=rate, **at)
 
 
 def _kind(point: Point) -> str:
@@ -544,7 +585,7 @@ def probe(resolved: Resolved) -> Probe:
             prefill.append((n, s, batch))
             if kind != "serving":
                 continue
-            if point["concurrency"]:
+            if point["concurrency"] or point["scenario"] == "rate":  # the engine's budget
                 rows.append((n, s, batch, max(ENGINE_CHUNK, share)))
             else:  # the budgets of serving_frontier._decode_grid
                 if share >= sf.CHUNKS[0]:

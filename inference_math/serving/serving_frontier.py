@@ -403,7 +403,8 @@ def _best_prefill(work: Workload, eff=None):
 
 
 def serve_fns() -> dict:
-    """The serving rules (eq-serve-mean-step, eq-serve-aggregated-ttft, eq-serve-mixed-split,
+    """The serving rules (eq-serve-mean-step, eq-serve-aggregated-ttft, eq-serve-open-loop-rate,
+    eq-serve-open-loop-ttft, eq-serve-mixed-split,
     eq-serve-gpu-seconds, eq-serve-disaggregated-ttft, eq-serve-disaggregated-rate, the pools' ratio of
     eq-prefill-disagg-ratio), generated from their derivations into :mod:`.formulas_numpy`."""
     from ..fullmodel import formulas_numpy as gen
@@ -414,9 +415,9 @@ def serve_fns() -> dict:
                 return fn(*args)
         return call
     return {name: quiet(getattr(gen, name)) for name in (
-        "chunk_share", "chunks_of_prompt", "mean_step", "aggregated_ttft", "mixed_split",
-        "output_gpu_seconds", "input_gpu_seconds", "disaggregated_ttft", "disaggregated_rate",
-        "pool_ratio")}
+        "chunk_share", "chunks_of_prompt", "mean_step", "aggregated_ttft", "open_loop_rate",
+        "open_loop_ttft", "mixed_split", "output_gpu_seconds", "input_gpu_seconds",
+        "disaggregated_ttft", "disaggregated_rate", "pool_ratio")}
 
 
 def serving_frontier(work: Workload, eff=None) -> ServingFrontier:

@@ -37,6 +37,7 @@ from ..core.symbols import (
     chunk,
     f_mix,
     kv_prompt,
+    lam_req,
     n_chunks,
     n_gpu,
     n_send,
@@ -50,7 +51,9 @@ from ..core.symbols import (
     t_output,
     t_pre,
     t_prompt,
+    t_step_fixed,
     t_step_mean,
+    t_step_seq,
     t_ttft,
     t_xfer,
     u_chunk,
@@ -107,6 +110,53 @@ def aggregated_rate() -> sp.Eq:
     """Output tokens per second per GPU of aggregated serving (eq-serve-aggregated-rate): b
     tokens per mean step of eq-serve-mean-step on N GPUs, prefill's time included."""
     return sp.Eq(rate_serve, b / (n_gpu * mean_step().rhs))
+
+
+@derivation("eq-serve-open-loop-rate", "this book, from Little (1961), for the decode batch")
+def open_loop_rate() -> sp.Eq:
+    """The arrival rate a decode batch of b sequences sustains (eq-serve-open-loop-rate).
+
+    Requests that arrive at a rate Λ, each decoding for T_out steps of the mean step t̄
+    (eq-serve-mean-step), hold on average b = Λ·T_out·t̄ sequences in the decode batch
+    (Little's law: the mean number in a system is its arrival rate times the mean time spent in
+    it). Solved for Λ, the rate at which a batch of b is the steady state. The batch that a
+    stated rate gives is where this rate, falling as t̄ grows, meets it.
+    """
+    little = sp.Eq(b, lam_req * t_output * t_step_mean)
+    (rate,) = sp.solve(little, lam_req)
+    return sp.Eq(lam_req, rate)
+
+
+@derivation("eq-serve-open-loop-step", "this book, from Little (1961), with a step linear in the batch")
+def open_loop_step() -> sp.Eq:
+    """The time per output token at an arrival rate Λ, for a step linear in its batch
+    (eq-serve-open-loop-step).
+
+    With t̄ = t_fix + t_seq·b (the weights' read, then each sequence's cache and arithmetic),
+    Little's law b = Λ·T_out·t̄ (eq-serve-open-loop-rate) and the step solved together give
+    t̄ = t_fix/(1 − Λ·T_out·t_seq): the step grows without bound as the rate approaches
+    1/(T_out·t_seq), the most requests per second that more sequences can carry, and falls to
+    t_fix as the rate falls to zero.
+    """
+    (batch,) = sp.solve(open_loop_rate(), b)  # Little's law: b = Λ·T_out·t̄
+    (step,) = sp.solve(sp.Eq(t_step_mean, t_step_fixed + t_step_seq * batch), t_step_mean)
+    return sp.Eq(t_step_mean, sp.factor(step))
+
+
+@derivation("eq-serve-open-loop-ttft", "this book, from the residual life of renewal theory, "
+            "Kleinrock (1975), sec. 5.2")
+def open_loop_ttft() -> sp.Eq:
+    """Mean time to first token under arrivals at random times (eq-serve-open-loop-ttft).
+
+    A prompt arriving at a random moment lands in a step with probability proportional to the
+    step's length, so it waits the mean residual life of a step, E[t²]/(2·E[t]), not the mean
+    step's half: steps of t_mix in a share f_mix (eq-serve-chunk-share) and t_dec otherwise,
+    whose mean, the denominator's E[t], is t̄ (eq-serve-mean-step). It then rides its ⌈T_in/C⌉
+    chunked steps, as in eq-serve-aggregated-ttft, whose worst case waits the whole t_mix.
+    """
+    second_moment = f_mix * t_mix**2 + (1 - f_mix) * t_dec**2
+    first_moment = f_mix * t_mix + (1 - f_mix) * t_dec
+    return sp.Eq(t_ttft, second_moment / (2 * first_moment) + n_chunks * t_mix)
 
 
 @derivation("eq-serve-mixed-split", "this book, splitting a step's cost between input and output "
