@@ -91,15 +91,25 @@ def test_a_rate_row_runs_at_the_batch_its_rate_sustains(curve):
         got = probe.predict(curve)
         assert got["output_tok_s_per_gpu"] == pytest.approx(rate * 200 / 2, rel=1e-12)
         c = probe.candidates(curve)
-        rates = [b / (200 * t) if math.isfinite(t) else 0.0
-                 for b, t in zip(c["batch"], c["tpot_s"], strict=True)]
+        # each batch's step: a whole 1,000-token prompt per mixed step while fewer tokens
+        # arrive per step (b·1,000/200 < 1,000), those that arrive once more; under the limit
+        # the shorter of that and every step carrying what arrives
+        by_batch = {}
+        for b, chunk, t in zip(c["batch"], c["chunk"], c["tpot_s"], strict=True):
+            engine = chunk == max(b * 5.0, 1000.0)
+            if engine or curve == "limit":
+                t = t if math.isfinite(t) else math.inf
+                by_batch[b] = min(by_batch.get(b, math.inf), t) if curve == "limit" else t
+        batches = sorted(by_batch)
+        tpots = [by_batch[b] for b in batches]
+        rates = [b / (200 * t) for b, t in zip(batches, tpots, strict=True)]
         load = rate / 2
         first = next(k for k, r in enumerate(rates) if r >= load)  # the first batch to carry it
         tpot = 1 / got["tok_s_per_user"]
         if first == 0:  # one sequence at a time already carries it: batch one's step
-            assert tpot == pytest.approx(c["tpot_s"][0], rel=1e-12)
+            assert tpot == pytest.approx(tpots[0], rel=1e-12)
         else:
-            assert c["tpot_s"][first - 1] * (1 - 1e-9) <= tpot <= c["tpot_s"][first] * (1 + 1e-9)
+            assert tpots[first - 1] * (1 - 1e-9) <= tpot <= tpots[first] * (1 + 1e-9)
         brackets.append(first)
         speeds.append(got["tok_s_per_user"])
     assert speeds[0] >= speeds[1] >= speeds[2]
@@ -117,3 +127,11 @@ def test_a_rate_beyond_the_instance_gives_its_most_throughput_and_no_times():
     assert got["tok_s_per_user"] is None and got["ttft_ms"] is None
     most = probe.candidates("physical")["output_tok_s_per_gpu"]
     assert got["output_tok_s_per_gpu"] == pytest.approx(max(r for r in most if r > 0))
+
+
+def test_a_step_carries_a_whole_prompt_when_arrivals_are_sparse():
+    """1,000-token prompts: at 10 tokens arriving per step a mixed step carries one whole
+    prompt; at 3,000 it carries those 3,000; a 20,000-token prompt goes in 8,192-token chunks."""
+    assert mp.rate_chunk(10.0, 1000.0) == 1000.0
+    assert mp.rate_chunk(3000.0, 1000.0) == 3000.0
+    assert mp.rate_chunk(10.0, 20000.0) == mp.ENGINE_CHUNK == 8192.0

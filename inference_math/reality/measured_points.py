@@ -455,7 +455,7 @@ class Probe:
             mixed = ~plain
             return dict(batch=g.batch[mixed], output_tok_s_per_gpu=(g.batch / (g.n * tpot))
                         [mixed], tok_s_per_user=1.0 / tpot[mixed], ttft_ms=ttft[mixed] * 1e3,
-                        tpot_s=tpot[mixed], n=g.n[mixed],
+                        tpot_s=tpot[mixed], n=g.n[mixed], chunk=g.extra[mixed],
                         requests_s=fns["open_loop_rate"](g.batch, work.output_len, tpot)[mixed])
 
     def predict(self, curve: str, eff=None, by: str | None = None) -> dict[str, float | None]:
@@ -502,16 +502,27 @@ class Probe:
     def _at_rate(self, c: dict, ok: np.ndarray, curve: str) -> dict[str, float | None]:
         """A request-rate point at the decode batch its rate sustains in steady state
         (eq-serve-open-loop-rate): between the two batches of the grid whose rates bracket the
-        instance's share of the arrivals, log-linear in the rate; under the limit at the
-        smaller of them, whose step is no longer than the steady state's (a step does not
-        shorten as its batch grows), so the limit stays a bound. A rate above every batch's
+        instance's share of the arrivals, log-linear in the rate, each step carrying
+        :func:`rate_chunk`'s prompt tokens; under the limit at the smaller of them, whose step
+        is no longer than the steady state's (a step does not shorten as its batch grows), and
+        at the chunk of the shorter mean step, so the limit stays a bound. A rate above every batch's
         is beyond the instance: the queue grows and the point runs at its most throughput; its
         TTFT grows with the queue and its TPOT depends on the batch the engine caps (neither is
         given)."""
         point = self.resolved.point
+        engine = c["chunk"] == rate_chunk(c["batch"] * self.work.input_len / self.work.output_len,
+                                          self.work.input_len)
+        if curve == "limit":  # at each batch the chunk of the shorter mean step
+            key = np.where(ok, c["tpot_s"], np.inf)
+            fastest = np.lexsort((key, c["batch"]))
+            first = np.concatenate([[True], np.diff(c["batch"][fastest]) != 0])
+            keep = np.zeros(ok.shape, dtype=bool)
+            keep[fastest[first]] = True
+        else:
+            keep = engine
         load = point["request_rate"] * c["n"] / point["gpus"]  # requests/s of one instance
         order = np.argsort(c["batch"], kind="stable")
-        order = order[ok[order]]
+        order = order[(ok & keep)[order]]
         carried = c["requests_s"][order] >= load[order]
         if not carried.any():
             return _finite(output_tok_s_per_gpu=float(np.max(c["output_tok_s_per_gpu"][order])))
@@ -528,6 +539,13 @@ class Probe:
             at = {name: math.exp((1 - w) * math.log(c[name][lo]) + w * math.log(c[name][hi]))
                   for name in ("tok_s_per_user", "ttft_ms")}
         return _finite(output_tok_s_per_gpu=rate, **at)
+
+
+def rate_chunk(share: float, input_len: float) -> float:
+    """The prompt tokens a mixed step carries under arrivals at a rate: a whole prompt where
+    arrivals are sparse (a step takes what waits, up to the budget :data:`ENGINE_CHUNK`), and
+    the tokens that arrive per step, ``share`` = b·T_in/T_out, once they are more."""
+    return np.maximum(share, min(input_len, ENGINE_CHUNK))
 
 
 def _kind(point: Point) -> str:
@@ -585,7 +603,11 @@ def probe(resolved: Resolved) -> Probe:
             prefill.append((n, s, batch))
             if kind != "serving":
                 continue
-            if point["concurrency"] or point["scenario"] == "rate":  # the engine's budget
+            if point["scenario"] == "rate":
+                rows.append((n, s, batch, rate_chunk(share, work.input_len)))
+                if share < rows[-1][3]:  # every step carrying what arrived: the limit's option
+                    rows.append((n, s, batch, share))
+            elif point["concurrency"]:  # the engine's budget
                 rows.append((n, s, batch, max(ENGINE_CHUNK, share)))
             else:  # the budgets of serving_frontier._decode_grid
                 if share >= sf.CHUNKS[0]:
