@@ -62,7 +62,12 @@ NUMBERS = ("gpus", "weight_bits", "kv_bits", "tp", "ep", "pp", "dp_attention", "
 MEASURED = ("output_tok_s_per_gpu", "tok_s_per_user", "tpot_ms", "ttft_ms", "input_tok_s_per_gpu")
 SCENARIOS = ("concurrency", "rate", "offline", "server", "interactive", "static-batch",
              "decode-only", "prefill-only")
-PUBLIC_FILES = ("points_mlperf.csv", "points_vendors.csv", "points_engines.csv")
+PUBLIC_FILES = ("points_mlperf.csv", "points_vendors.csv", "points_engines.csv",
+                "points_benchmarks.csv")
+#: The share of the output tokens its arrivals bring below which a request-rate run fell behind:
+#: a run of 1,000 Poisson arrivals spreads its rate by about 1/√1,000 ≈ 3%, so a shortfall beyond
+#: 10% is the engine's, not chance's.
+KEPT_UP = 0.9
 #: Prompt tokens an engine's step carries by default (vLLM's max_num_batched_tokens, SGLang's
 #: chunked_prefill_size and TensorRT-LLM's max_num_tokens are all 8,192 in their defaults).
 ENGINE_CHUNK = 8192.0
@@ -126,13 +131,34 @@ class Point:
     @property
     def primary(self) -> str | None:
         """The quantity a point is judged by: output tokens/s per GPU, else tokens/s per user
-        (or 1000/TPOT), else input tokens/s per GPU of a prefill-only row."""
+        (or 1000/TPOT), else input tokens/s per GPU of a prefill-only row; at a request rate
+        tokens/s per user first."""
         if self["scenario"] == "prefill-only":
             return "input_tok_s_per_gpu" if self["input_tok_s_per_gpu"] else None
+        # at a rate the throughput is the rate's (a finite run's arrivals come a little early or
+        # late), and the speed per user is what the rate costs, unless the run fell behind
+        if self["scenario"] == "rate" and not self.overloaded and (self["tok_s_per_user"]
+                                                                   or self["tpot_ms"]):
+            return "tok_s_per_user"
         for name in ("output_tok_s_per_gpu", "tok_s_per_user"):
             if self[name]:
                 return name
         return "tok_s_per_user" if self["tpot_ms"] else None
+
+    @property
+    def offered(self) -> float | None:
+        """Output tokens per second per GPU that a request-rate point's arrivals bring."""
+        if self["scenario"] != "rate" or not self["request_rate"]:
+            return None
+        return self["request_rate"] * self["output_len"] / self["gpus"]
+
+    @property
+    def overloaded(self) -> bool:
+        """A request-rate run that fell behind its arrivals: it served under
+        :data:`KEPT_UP` of the output tokens they brought, so its queue grew and it ran at the
+        most throughput its engine allowed, as an offline run does."""
+        offered, served = self.offered, self["output_tok_s_per_gpu"]
+        return bool(offered and served and served < KEPT_UP * offered)
 
     @property
     def compared(self) -> str | None:
@@ -503,12 +529,13 @@ class Probe:
         """A request-rate point at the decode batch its rate sustains in steady state
         (eq-serve-open-loop-rate): between the two batches of the grid whose rates bracket the
         instance's share of the arrivals, log-linear in the rate, each step carrying
-        :func:`rate_chunk`'s prompt tokens; under the limit at the smaller of them, whose step
+        :func:`rate_chunk`'s prompt tokens (a run that fell behind, :attr:`Point.overloaded`, at
+        its most throughput); under the limit at the smaller of them, whose step
         is no longer than the steady state's (a step does not shorten as its batch grows), and
         at the chunk of the shorter mean step, so the limit stays a bound. A rate above every batch's
         is beyond the instance: the queue grows and the point runs at its most throughput; its
         TTFT grows with the queue and its TPOT depends on the batch the engine caps (neither is
-        given)."""
+        given, but the limit's speed is a sequence decoding alone)."""
         point = self.resolved.point
         engine = c["chunk"] == rate_chunk(c["batch"] * self.work.input_len / self.work.output_len,
                                           self.work.input_len)
@@ -524,8 +551,10 @@ class Probe:
         order = np.argsort(c["batch"], kind="stable")
         order = order[(ok & keep)[order]]
         carried = c["requests_s"][order] >= load[order]
-        if not carried.any():
-            return _finite(output_tok_s_per_gpu=float(np.max(c["output_tok_s_per_gpu"][order])))
+        if point.overloaded or not carried.any():  # the limit's speed: a sequence alone
+            fastest = float(np.max(c["tok_s_per_user"][order])) if curve == "limit" else math.nan
+            return _finite(output_tok_s_per_gpu=float(np.max(c["output_tok_s_per_gpu"][order])),
+                           tok_s_per_user=fastest)
         j = int(np.argmax(carried))
         rate = point["request_rate"] * self.work.output_len / point["gpus"]
         if j == 0:
@@ -593,6 +622,9 @@ def probe(resolved: Resolved) -> Probe:
         if point["concurrency"]:
             wanted = max(1.0, point["concurrency"] * n / point["gpus"])
             batches = [wanted] + [x for x in sf.BATCHES if x < wanted]
+            # fewer sequences than data-parallel attention groups: only as many groups attend,
+            # each over a larger share of the GPUs (no slower than the idle groups' layout)
+            s = min(s, math.floor(wanted))
         else:
             batches = list(sf.BATCHES)
         for batch in batches:

@@ -37,6 +37,7 @@ FAMILY_TABLE = (
     ("MindIE", r"MindIE\b"),
     ("LLMBoost", r"LLMBoost\b"),
     ("Ollama", r"Ollama\b"),
+    ("TGI", r"(Hugging Face )?(TGI|text-generation-inference)\b"),
 )
 #: Backends a Dynamo row may name (the families ``Dynamo + {backend}`` takes).
 DYNAMO_BACKENDS = ("TensorRT-LLM", "vLLM", "SGLang")
