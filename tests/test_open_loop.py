@@ -135,3 +135,20 @@ def test_a_step_carries_a_whole_prompt_when_arrivals_are_sparse():
     assert mp.rate_chunk(10.0, 1000.0) == 1000.0
     assert mp.rate_chunk(3000.0, 1000.0) == 3000.0
     assert mp.rate_chunk(10.0, 20000.0) == mp.ENGINE_CHUNK == 8192.0
+
+
+def test_a_run_that_fell_behind_its_arrivals_is_compared_on_throughput():
+    """4 req/s of 200 tokens on 2 GPUs bring 400 tokens/s per GPU: a run serving 350 (87.5%)
+    fell behind and is judged by its throughput, at the curve's most; one serving 380 (95%)
+    kept up and is judged by its speed per user."""
+    text = ROW.replace("tpot_ms", "output_tok_s_per_gpu,tpot_ms")
+    behind, kept = mp.parse_points(text + "a,llama-3.1-8b,h100,2,16,1,rate,4,1000,200,350,30\n"
+                                   + "b,llama-3.1-8b,h100,2,16,1,rate,4,1000,200,380,30\n")
+    assert behind.offered == kept.offered == 400.0
+    assert behind.overloaded and not kept.overloaded
+    assert behind.primary == "output_tok_s_per_gpu" and kept.primary == "tok_s_per_user"
+    probe = mp.probe(mp.resolve(behind))
+    got = probe.predict("physical")
+    assert got["output_tok_s_per_gpu"] == pytest.approx(
+        max(probe.candidates("physical")["output_tok_s_per_gpu"]))
+    assert got["ttft_ms"] is None and got["tok_s_per_user"] is None
