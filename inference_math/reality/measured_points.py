@@ -524,7 +524,6 @@ class Probe:
         return _finite(**{name: values[i] for name, values in c.items()
                           if name in MEASURED})
 
-
     def _at_rate(self, c: dict, ok: np.ndarray, curve: str) -> dict[str, float | None]:
         """A request-rate point at the decode batch its rate sustains in steady state
         (eq-serve-open-loop-rate): between the two batches of the grid whose rates bracket the
@@ -622,8 +621,9 @@ def probe(resolved: Resolved) -> Probe:
         if point["concurrency"]:
             wanted = max(1.0, point["concurrency"] * n / point["gpus"])
             batches = [wanted] + [x for x in sf.BATCHES if x < wanted]
-            # fewer sequences than data-parallel attention groups: only as many groups attend,
-            # each over a larger share of the GPUs (no slower than the idle groups' layout)
+            # fewer sequences than data-parallel attention groups: as many groups as sequences,
+            # each over a larger share of the GPUs (no slower than the engine's layout, whose
+            # idle groups' GPUs add nothing to attention)
             s = min(s, math.floor(wanted))
         else:
             batches = list(sf.BATCHES)
