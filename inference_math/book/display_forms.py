@@ -660,3 +660,14 @@ def _serve_gpu_seconds():
     out = _mul(S.f_mix, sp.Add(1, -S.phi_in, evaluate=False), S.t_mix)
     inp = _mul(S.f_mix, S.phi_in, S.t_mix)
     return sp.Eq(eq.lhs, sp.Add(plain, out, inp, evaluate=False), evaluate=False)
+
+
+# --- requests at a rate: the step's fixed point with its denominator as read --------------------
+
+@form("eq-serve-open-loop-step", "t_fix over 1 − Λ T_out t_seq, not −t_fix over its negation")
+def _open_loop_step():
+    eq = DERIVATIONS["eq-serve-open-loop-step"].function()
+    load = _mul(S.lam_req, S.t_output, S.t_step_seq)
+    return sp.Eq(eq.lhs, sp.Mul(S.t_step_fixed,
+                                _pow(sp.Add(1, _mul(-1, load), evaluate=False), -1),
+                                evaluate=False), evaluate=False)
