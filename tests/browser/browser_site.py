@@ -175,8 +175,16 @@ LAYOUT_SNAPSHOT = """() => {
   const tables = [...article.querySelectorAll("table")].map((table, index) => {
     const box = table.getBoundingClientRect();
     const head = [...table.querySelectorAll("th")].map(th => th.textContent.trim()).slice(0, 3);
+    // cells shown side by side on one line of a row (a phone's cards show one per line)
+    const rows = [...table.querySelectorAll("tr")].slice(0, 20);
+    const side_by_side = Math.max(0, ...rows.map(row => {
+      const shown = [...row.children].map(cell => cell.getBoundingClientRect())
+        .filter(r => r.width > 0 && r.height > 0);
+      return shown.length ? shown.filter(r => Math.abs(r.top - shown[0].top) < 2).length : 0;
+    }));
     return {index, head: head.join(" | "), width: Math.round(box.width),
-            wider: box.width > column.width + 1, scroll_box: scrolls(table)};
+            wider: box.width > column.width + 1, scroll_box: scrolls(table), side_by_side,
+            columns: Math.max(0, ...rows.map(row => row.children.length))};
   });
   return {column: Math.round(column.width), viewport: window.innerWidth,
           page_scroll_width: root.scrollWidth, tables};

@@ -54,6 +54,21 @@ def test_wide_tables_scroll_in_their_own_box_on_a_phone(layouts, path):
         f"{path} at {PHONE['width']} px scrolls sideways: {layout['page_scroll_width']} px wide")
 
 
+@pytest.mark.parametrize("path", PAGES)
+def test_a_phone_shows_at_most_five_columns(layouts, path):
+    """A table of more than five columns reads on a phone as one card per row (a line for each
+    column: its label and its value), so no line of a table holds more than five cells."""
+    layout = layouts[(path, PHONE["width"])]
+    crowded = [f"table {t['index']} ({t['head']}): {t['side_by_side']} columns"
+               for t in layout["tables"] if t["side_by_side"] > 5]
+    assert not crowded, f"{path} at {PHONE['width']} px: {crowded}"
+    # a desktop shows every table whole, a row on one line
+    desktop = layouts[(path, DESKTOP["width"])]
+    split = [f"table {t['index']} ({t['head']})" for t in desktop["tables"]
+             if t["side_by_side"] != t["columns"]]
+    assert not split, f"{path} at {DESKTOP['width']} px: rows not on one line: {split}"
+
+
 @pytest.mark.parametrize("path", ["book/intro.html", "book/kv_cache.html", "book/explorer.html"])
 def test_page_weight(browser_context, base_url, path):
     page, report = open_page(browser_context, base_url, path)
