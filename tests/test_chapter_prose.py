@@ -16,6 +16,7 @@ FORBIDDEN = (
     (r"\bissues?\b", "the project's issues"),
     (r"\binference_math\.(?!DERIVATIONS\b)\w", "a module path (name the API page or the command)"),
     (r"\b[\w/]+\.py\b", "a source file"),
+    (r"\binference_math/", "a path in the repository"),
     (r"\bREADME\b", "a pointer to the repository's README"),
     (r"\bcommit\s+[0-9a-f]{7,40}\b", "a commit hash"),
     (r"\b(?:the book aims|aims? for the|the target is a)\b", "a project target"),

@@ -37,7 +37,6 @@ HOVER_COLUMNS = (
 CONFIG = {
     "displaylogo": False,
     "showSendToCloud": False,
-    "showEditInChartStudio": False,
     "modeBarButtonsToRemove": ["sendChartToCloud", "lasso2d", "select2d"],
     "responsive": True,
     "scrollZoom": False,

@@ -130,7 +130,7 @@ def cmd_sensitivity(args) -> str:
     head += (f"\nthe search's grid reads this cost {100 * math.expm1(report['grid_gap']):.2g}% "
              "above the optimum: re-running it with an input moved by less than a few per cent "
              "shows the grid's steps, not the slope")
-    lines = [head, "", f"{'input':32s} {'value':>12s} {'unit':8s} {'d ln C/d ln x':>14s} "
+    lines = [head, "", f"{'input':32s} {'value':>12s} {'unit':8s} {'d ln c/d ln x':>14s} "
              f"{'up':>7s} {'down':>7s}  {'holds for a change of the input in':40s}"
              + (f" {'factor for cost/' + format(args.cut, 'g'):>20s}" if cuts is not None else "")]
     for row in table:

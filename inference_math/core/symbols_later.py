@@ -211,9 +211,9 @@ flop_mla = _define("flop_mla", r"F_{\mathrm{attn}}^{\mathrm{MLA}}", "FLOP",
                    "full", **_POS)
 
 # --- sensitivity (section owned by inference_math/analysis/sensitivity.py) ---
-eps_cost = _define("eps_cost", r"\varepsilon_{C}", "1",
+eps_cost = _define("eps_cost", r"\varepsilon_{c}", "1",
                    "elasticity of the cost at a fixed speed per user in one input, "
-                   "d ln C / d ln x", "sensitivity", real=True)
+                   "d ln c / d ln x", "sensitivity", real=True)
 eps_price = _define("eps_price", r"\varepsilon_{P}", "1",
                     "elasticity of the GPU-hour price in the input (1 for the price itself)",
                     "sensitivity", real=True)
