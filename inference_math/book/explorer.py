@@ -49,7 +49,7 @@ COLORWAY = ("#4477AA", "#EE6677", "#228833", "#CCBB44", "#66CCEE", "#AA3377", "#
             "#999933", "#882255", "#44AA99", "#BBBBBB")
 
 #: The groups of :func:`paper_groups`, in button order after "All".
-MODELS_GROUP = "Today's models (H100)"
+MODELS_GROUP = "The paper's models (H100)"
 GPUS_GROUP = "GPU generations"
 PRECISION_GROUP = "Weight precision"
 
@@ -77,7 +77,7 @@ def trace_name(setting: Setting) -> str:
 def paper_groups() -> dict[str, list[Setting]]:
     """The explorer's settings by group, from the paper's comparisons (no speculative decoding).
 
-    Today's models are the settings of the paper's Tables 2 and 3 without their drafter (so the
+    The paper's models are the settings of the paper's Tables 2 and 3 without their drafter (so the
     Llamas have the 8-bit weights their labels name); the GPU generations are Table 4's and the
     precisions Table 6's. A setting in several groups (Llama 3 70B, 8-bit, H100) is one object.
     """
