@@ -123,6 +123,30 @@ def test_paper_groups():
     assert shared[0].w == 1.0 and shared[0].usd_per_hour == 2.1
 
 
+def test_the_books_curves_group_names_each_curve():
+    """The group beyond the paper: one model on the three curves, each trace naming its curve,
+    at the H100 preset's price (the paper's basis, as the other groups)."""
+    groups = E.book_groups()
+    assert list(groups)[:3] == list(E.paper_groups())
+    curves = groups[E.CURVES_GROUP]
+    assert [E.trace_name(s) for s in curves] == [
+        f"Llama 3.3 70B, 8-bit, H100, {curve} curve" for curve in ("paper", "physical", "limit")]
+    assert {s.usd_per_hour for s in curves} == {get_gpu("h100").price_per_hour}
+    # a paper setting left at its default curve is named as before, without a curve
+    assert E.trace_name(Setting(get_model("llama-3-8b"), get_gpu("h100"))) == "Llama 3 8B, 16-bit, H100"
+
+
+def test_up_to_drops_only_the_faster_points(fronts):
+    front = fronts[0]
+    speeds = sorted(pt.tokens_per_s for pt in front.points)
+    cut = speeds[len(speeds) // 2]
+    kept = E.up_to(front, cut)
+    assert [pt.tokens_per_s for pt in kept.points] == [
+        pt.tokens_per_s for pt in front.points if pt.tokens_per_s <= cut]
+    assert 0 < len(kept.points) < len(front.points) and kept.setting is front.setting
+    assert E.up_to(front, speeds[-1]).points == front.points
+
+
 def fake_app(fmt: str, outdir: Path):
     added = []
     return SimpleNamespace(builder=SimpleNamespace(format=fmt), outdir=str(outdir),

@@ -48,10 +48,13 @@ CONFIG = {
 COLORWAY = ("#4477AA", "#EE6677", "#228833", "#CCBB44", "#66CCEE", "#AA3377", "#332288",
             "#999933", "#882255", "#44AA99", "#BBBBBB")
 
-#: The groups of :func:`paper_groups`, in button order after "All".
+#: The groups of :func:`paper_groups`, in button order after "All", and of :func:`book_groups`.
 MODELS_GROUP = "The paper's models (H100)"
 GPUS_GROUP = "GPU generations"
 PRECISION_GROUP = "Weight precision"
+CURVES_GROUP = "The book's three curves (H100)"
+#: The model, GPU and weight bytes drawn on each of the book's curves.
+CURVES_MODEL, CURVES_GPU, CURVES_WEIGHT_BYTES = "llama-3.3-70b", "h100", 1.0
 
 
 def weight_bits(setting: Setting) -> int:
@@ -59,7 +62,8 @@ def weight_bits(setting: Setting) -> int:
 
 
 def trace_name(setting: Setting) -> str:
-    """A legend entry naming what a setting is: model, weight precision, GPU, drafter, context.
+    """A legend entry naming what a setting is: model, weight precision, GPU, drafter, context,
+    and the curve where it is not the paper's by default.
 
     The reference code's labels are not used: some name a precision or a drafter the setting
     does not have (see the erratum of the chapter on today's models). Some model presets carry
@@ -71,6 +75,8 @@ def trace_name(setting: Setting) -> str:
         parts.append(f"drafter {setting.drafter.name}")
     if setting.context:
         parts.append(f"context {setting.context:,.0f}")
+    if setting.curve is not None or setting.curve_name != "paper":
+        parts.append(f"{setting.curve_name} curve")
     return ", ".join(parts)
 
 
@@ -99,6 +105,25 @@ def paper_groups() -> dict[str, list[Setting]]:
                 raise InputError(f"two different settings are both named {name!r}")
             groups[group].append(seen)
     return groups
+
+
+def book_groups() -> dict[str, list[Setting]]:
+    """:func:`paper_groups` and one of today's models, read from its config, on the book's three
+    curves (the paper's rules, the physical rules and the limit) at the H100 preset's price."""
+    from ..presets.hardware import get_gpu
+    from ..presets.models import get_model
+
+    model, gpu = get_model(CURVES_MODEL), get_gpu(CURVES_GPU)
+    curves = [Setting(model, gpu, weight_bytes=CURVES_WEIGHT_BYTES, curve=curve)
+              for curve in ("paper", "physical", "limit")]
+    return {**paper_groups(), CURVES_GROUP: curves}
+
+
+def up_to(front: Frontier, speed: float) -> Frontier:
+    """``front`` without its points faster than ``speed`` tokens/s per user: the limit counts no
+    latency, so its frontier runs on to speeds no hardware reaches and would stretch the axis."""
+    return dataclasses.replace(front, points=[pt for pt in front.points
+                                              if pt.tokens_per_s <= speed])
 
 
 def hover_template(name: str) -> str:
