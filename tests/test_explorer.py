@@ -109,7 +109,7 @@ def test_paper_groups():
     assert names == {
         "The paper's models (H100)": ["GPT-4, 16-bit, H100", "Llama 3.1 405B, 8-bit, H100",
                                   "Llama 3 70B, 8-bit, H100", "Mixtral 8x22B, 16-bit, H100",
-                                  "DeepSeek-V3 (paper), 8-bit, H100"],
+                                  "DeepSeek-V3, 8-bit, H100"],
         "GPU generations": ["Llama 3 70B, 8-bit, H100", "Llama 3 70B, 8-bit, A100",
                             "Llama 3 70B, 8-bit, V100"],
         "Weight precision": ["Llama 3 70B, 16-bit, H100", "Llama 3 70B, 8-bit, H100",

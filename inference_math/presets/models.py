@@ -52,7 +52,7 @@ MODELS: dict[str, Model] = {
                            group_size=6, ff_matrix_count=(2, 1), n_experts=8,
                            n_active_experts=2, vocab=32000,
                            source="mistral2024mixtral8x22b,erdil2025inference"),
-    "deepseek-v3-paper": Model("DeepSeek-V3 (paper)", d_model=7168, d_ff=2048, layers=58, n_q_heads=128,
+    "deepseek-v3-paper": Model("DeepSeek-V3", d_model=7168, d_ff=2048, layers=58, n_q_heads=128,
                          d_head=128, ff_matrix_count=(2, 1), n_experts=256, n_active_experts=9,
                          weight_bytes=1, vocab=129280, mla_kv_dim=512, mla_q_dim=1536,
                          source="deepseekai2024v3,erdil2025inference",
