@@ -82,6 +82,17 @@ def test_no_command_imports_sympy(command, tmp_path):
     assert report == "NO-SYMPY 0", done.stderr[-2000:]
 
 
+@pytest.mark.parametrize("command", ["models", "gpus", "describe-model", "engines"])
+def test_commands_that_describe_import_no_numpy(command, tmp_path):
+    """Listing and describing models, GPUs and engines evaluate counts only, in plain Python
+    (NumPy's import is most of such a command's time)."""
+    run = RUN.replace('"sympy" in sys.modules else "NO-SYMPY"', '"numpy" in sys.modules else "NO-NUMPY"')
+    run = run.replace('"SYMPY"', '"NUMPY"')
+    done = subprocess.run([sys.executable, "-c", run, *COMMANDS[command]], capture_output=True,
+                          text=True, env=_environment(), timeout=300)
+    assert done.stderr.strip().splitlines()[-1] == "NO-NUMPY 0", done.stderr[-2000:]
+
+
 @pytest.mark.parametrize("module", ["inference_math.fullmodel.search",
                                     "inference_math.serving.serving_frontier",
                                     "inference_math.presets.models"])

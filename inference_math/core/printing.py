@@ -1,14 +1,16 @@
-"""The NumPy printer of the generated modules (the full model's terms, the presets' counts).
+"""The printers of the generated modules (the full model's terms, the presets' counts).
 
 SymPy's NumPy printer with the registry's names for symbols and Min, Max, And, Or and Piecewise
 written as pairwise NumPy calls, which broadcast their arguments (SymPy's own ``amin``/``select``
-forms stack them first, which neither broadcasts nor keeps scalars scalar).
+forms stack them first, which neither broadcasts nor keeps scalars scalar). The plain-Python
+printer writes the same expressions for floats, with no NumPy to import.
 """
 
 from __future__ import annotations
 
 import sympy as sp
 from sympy.printing.numpy import NumPyPrinter
+from sympy.printing.pycode import PythonCodePrinter
 
 from .symbols import REGISTRY
 
@@ -51,3 +53,20 @@ class RegistryNumPyPrinter(NumPyPrinter):
             else:
                 out = f"numpy.where({self._print(condition)}, {self._print(value)}, {out})"
         return out
+
+
+class RegistryPythonPrinter(PythonCodePrinter):
+    """Plain-Python printer naming symbols by the registry, with Min and Max as ``min``/``max``:
+    the same arithmetic, in the same order, as :class:`RegistryNumPyPrinter` prints."""
+
+    def _print_Symbol(self, expr):
+        return NAMES.get(expr, expr.name)
+
+    def _print_Dummy(self, expr):
+        return f"_{expr.name}"
+
+    def _print_Max(self, expr):
+        return f"max({', '.join(self._print(arg) for arg in expr.args)})"
+
+    def _print_Min(self, expr):
+        return f"min({', '.join(self._print(arg) for arg in expr.args)})"

@@ -9,10 +9,9 @@ uniform model itself is :class:`~inference_math.presets.uniform.Model`, re-expor
 
 from __future__ import annotations
 
+import math
 from functools import cache
 from pathlib import Path
-
-import numpy as np
 
 from ..core import names as N
 from ..core.validation import InputError, lookup
@@ -216,7 +215,7 @@ def describe(name, weight_bits: float | None = None) -> dict:
                       f"{model.d_ff})" if moe else f"dense FFN (d_ff {model.d_ff})"))
     kv_layer = model.kv_bytes_per_token / model.layers
     at_context = [count("kv_bytes_at_context", {
-        N.n_layers: [model.layers], N.kv_layer: [kv_layer], N.window: [np.inf],
+        N.n_layers: [model.layers], N.kv_layer: [kv_layer], N.window: [math.inf],
         N.state_layer: [0.0], N.ctx: context}) for context in hf_config.CONTEXTS]
     bits = model.weight_bytes * 8 if weight_bits is None else weight_bits
     input_embedding = model.embedding_params / 2 if model.embedding_matrices == 2 else 0.0
