@@ -96,8 +96,6 @@ layer groups are lists (a scalar stands for every group). A sum over the groups 
 0.0, as ``numpy.sum`` does for fewer than eight values, so the counts equal the NumPy module's.
 """
 
-import math  # noqa: F401  (used where a derivation takes a square root or a logarithm)
-
 
 def _groups(*values):
     """The groups' values, one tuple per group; a scalar is every group's value."""
@@ -158,6 +156,8 @@ def module_source(python: bool = False) -> str:
         text, args = function_source(name, python)
         pieces.append("\n" + text + "\n")
         table.append(f"    {name!r}: ({name}, {args!r}),\n")
+    if python and any("math." in piece for piece in pieces[1:]):  # a root or a logarithm
+        pieces[0] = pieces[0].replace("\n\n\ndef _groups", "\n\nimport math\n\n\ndef _groups", 1)
     pieces.append("\n#: name -> (function, argument names)\nFUNCTIONS = {\n" + "".join(table)
                   + "}\n")
     return "".join(pieces)

@@ -7,8 +7,6 @@ layer groups are lists (a scalar stands for every group). A sum over the groups 
 0.0, as ``numpy.sum`` does for fewer than eight values, so the counts equal the NumPy module's.
 """
 
-import math  # noqa: F401  (used where a derivation takes a square root or a logarithm)
-
 
 def _groups(*values):
     """The groups' values, one tuple per group; a scalar is every group's value."""
