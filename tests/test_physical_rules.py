@@ -447,3 +447,25 @@ def test_an_mla_layer_reads_the_attention_weights_it_holds():
     # the model adds the activations (a few MB); the shapes' weights would add 2.68 GB (7%)
     assert by_hand <= got <= 1.002 * by_hand
     assert (61 * shapes - 61 * held) / (8 * 4.8e12) > 0.06 * by_hand
+
+
+@pytest.mark.parametrize("n_ep, node, top_k, packed, spread", [
+    # DeepSeek-V3's 8 routed experts on 8-GPU nodes: packed into one node; spread round a group
+    # of 72 (9 nodes) a node per expert; round a group of 16 (2 nodes) both nodes
+    (72, 8, 8, 1, 8), (16, 8, 8, 1, 2),
+    # one 72-GPU NVLink domain: one node either way
+    (72, 72, 8, 1, 1),
+    # a group of 4 GPUs holds only 4 of 8 experts' ranks: ⌈4/8⌉ = 1 node packed, min(4, 1) spread
+    (4, 8, 8, 1, 1),
+    # gpt-oss-120b's top 4 over 32 GPUs of 4-GPU nodes: one node packed, 4 spread
+    (32, 4, 4, 1, 4),
+])
+def test_expert_nodes_packed_and_spread_by_hand(n_ep, node, top_k, packed, spread):
+    """eq-full-expert-nodes and eq-phys-expert-nodes at counts done by hand, and the one
+    expression the generated code evaluates (ξ_EP weighting the two) equal to each at 0 and 1."""
+    at = {S.n_ep: n_ep, S.node_size: node, S.n_active: top_k}
+    assert fm.expert_nodes_eq().rhs.subs(at) == packed
+    assert phys.expert_nodes_eq().rhs.subs(at) == spread
+    both = fm.expert_nodes(sp.Min(S.n_active, S.n_ep), spread=True)
+    assert both.subs(at).subs(S.xi_ep, 0) == packed
+    assert both.subs(at).subs(S.xi_ep, 1) == spread

@@ -322,17 +322,25 @@ def _grouped_latency():
 _EP_RANKS = sp.Symbol("r", positive=True)  # the ranks of a token's all-to-all
 
 
-@form("eq-full-expert-nodes", "the ranks min(n_active, N_EP) named r; the reference code's packing "
-      "first, then the spread weighted by ξ_EP", constants=lambda: {_EP_RANKS: sp.Min(S.n_active, S.n_ep)},
-      where=True)
-def _expert_nodes():
+def _ep_ranks():
+    return {_EP_RANKS: sp.Min(S.n_active, S.n_ep)}
+
+
+@form("eq-full-expert-nodes", "the ranks min(n_active, N_EP) named r", constants=_ep_ranks, where=True)
+def _expert_nodes_packed():
     from ..fullmodel import full_model as fm
 
-    packed = sp.ceiling(_mul(_EP_RANKS, _pow(S.node_size, -1)), evaluate=False)
-    spread = WrittenMin(_EP_RANKS, sp.ceiling(S.n_ep / S.node_size))
     return sp.Eq(fm.expert_nodes_eq().lhs,
-                 sp.Add(_mul(sp.Add(1, -S.xi_ep, evaluate=False), packed), _mul(S.xi_ep, spread),
-                        evaluate=False), evaluate=False)
+                 sp.ceiling(_mul(_EP_RANKS, _pow(S.node_size, -1)), evaluate=False), evaluate=False)
+
+
+@form("eq-phys-expert-nodes", "the ranks min(n_active, N_EP) named r, as in eq-full-expert-nodes",
+      constants=_ep_ranks, where=True)
+def _expert_nodes_spread():
+    from ..fullmodel import physical_rules as phys
+
+    return sp.Eq(phys.expert_nodes_eq().lhs,
+                 WrittenMin(_EP_RANKS, sp.ceiling(S.n_ep / S.node_size)), evaluate=False)
 
 
 # --- the physical rules ------------------------------------------------------------------------

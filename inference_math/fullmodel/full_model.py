@@ -305,19 +305,22 @@ def network_parts(two_d: bool = False, moe: bool = False, mla: bool = False,
     return parts
 
 
-@derivation("eq-full-expert-nodes", "Erdil (2025), reference code; this book (spread experts)")
-def expert_nodes_eq(spread: bool = True) -> sp.Eq:
-    """eq-full-expert-nodes for the ranks min(n_active, N_EP) of an MoE's all-to-all."""
-    return sp.Eq(n_nodes_c, expert_nodes(sp.Min(n_active, n_ep), spread))
+@derivation("eq-full-expert-nodes", "Erdil (2025), reference code")
+def expert_nodes_eq() -> sp.Eq:
+    """eq-full-expert-nodes: the nodes of an MoE's all-to-all over min(n_active, N_EP) ranks as
+    the reference code packs them (the spread of the physical rules is eq-phys-expert-nodes)."""
+    return sp.Eq(n_nodes_c, expert_nodes(sp.Min(n_active, n_ep)))
 
 
 def expert_nodes(ranks: sp.Expr, spread: bool = False) -> sp.Expr:
     """Nodes an all-to-all to a token's ``ranks`` expert GPUs spans (eq-full-expert-nodes).
 
-    The reference code packs them into ⌈ranks/n_node⌉ nodes; ``spread`` adds ξ_EP, which set to 1
-    spreads them over the ⌈N_EP/n_node⌉ nodes of the expert-parallel group (at most one node per
-    rank), as experts placed round the whole group are: crossing the scale-up domain once the
-    group outgrows it.
+    The reference code packs them into ⌈ranks/n_node⌉ nodes (eq-full-expert-nodes); ``spread``
+    weights that by 1 − ξ_EP and adds ξ_EP times the spread of eq-phys-expert-nodes, over the
+    ⌈N_EP/n_node⌉ nodes of the expert-parallel group (at most one node per rank), as experts
+    placed round the whole group are: crossing the scale-up domain once the group outgrows it.
+    ξ_EP is 1 for the models read from configs, 0 for the paper's, so that one generated
+    function serves both.
     """
     packed = sp.ceiling(ranks / node_size)
     if not spread:

@@ -101,6 +101,7 @@ from ..core.symbols import (
     n_ff_out,
     n_gpu,
     n_layers,
+    n_nodes_c,
     n_pp,
     n_q,
     n_sh,
@@ -123,6 +124,7 @@ from ..core.symbols import (
     t_net,
     vocab,
     w_idx,
+    xi_ep,
     xi_idx,
     xi_mha,
 )
@@ -131,6 +133,15 @@ from . import full_model as fm
 
 RW, AR, A2A, P2P = fm.RW, fm.AR, fm.A2A, fm.P2P
 N_TP_ATTN, N_TP_FF, F_USED = fm.N_TP_ATTN, fm.N_TP_FF, fm.F_USED
+
+
+@derivation("eq-phys-expert-nodes", "this book (physical rules), from Erdil (2025), reference code")
+def expert_nodes_eq() -> sp.Eq:
+    """Nodes an MoE's all-to-all spans with experts placed round the whole expert-parallel group
+    (eq-phys-expert-nodes): a node per rank of min(n_active, N_EP), at most the group's
+    ⌈N_EP/n_node⌉; the reference code's packing (eq-full-expert-nodes) at ξ_EP = 0, this at 1."""
+    ranks = sp.Min(n_active, n_ep)
+    return sp.Eq(n_nodes_c, fm.expert_nodes(ranks, spread=True).subs(xi_ep, 1))
 
 
 @derivation("eq-phys-kv-copies", "this book (physical rules), from Pope et al. (2022)")

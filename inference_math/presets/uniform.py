@@ -50,7 +50,7 @@ class Model:
     mla_multi_head: bool = False
     note: str = field(default="")
     # False: a token's experts share a node (the reference code); True: they are spread over the
-    # expert-parallel group's nodes (eq-full-expert-nodes), as for the models read from configs
+    # expert-parallel group's nodes (eq-phys-expert-nodes), as for the models read from configs
     experts_spread: bool = False
     # the KV-cache precision the checkpoint states (kv_cache_quant_algo, kv_cache_scheme), in
     # bits; None when it states none
