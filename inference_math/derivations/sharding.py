@@ -139,12 +139,10 @@ QUOTED = {
     "appc_shards": 8, "appc_ici_bw": 4.5e10, "appc_t_hop": 1e-6, "appc_buffer": 360e3,
     "appc_batch": 16, "appc_d_model": 8192, "appc_act_bytes": 1, "appc_act_printed": 131e3,
     "appc_divisor": 45000,
-    # AB, worked problems: the model "based on LLaMA-2 13B" (Q1: "18.4e9" parameters), a TPU v5e
-    # 4x4 slice (Q4), E = 16 experts with k = 2 (Q5), an 8x16 slice with Y = 8, Z = 16 (Q6).
+    # AB, worked problems: the model "based on LLaMA-2 13B", whose shapes the figures use (its
+    # problems are answered in the worked-problems chapter from kv_cache.WORKED_*).
     "wp": {"layers": 64, "d_model": 4096, "d_ff": 16384, "n_q": 32, "n_kv": 8, "d_head": 256,
            "vocab": 32128},
-    "wp_params_printed": 18.4e9, "q4_chips": 16, "q5_experts": 16, "q5_active": 2,
-    "q6_y": 8, "q6_z": 16,
 }
 
 

@@ -15,7 +15,7 @@ from .rows import (
 _GB = 1e9
 
 
-# ---- Austin et al. (2025), the roofline of a decoding step (chapter "The decode roofline") ----
+# ---- Austin et al. (2025), the roofline of a decoding step (chapter "Matmul by matmul") ------
 
 def _roofline():
     """The chapter's step-time functions, of (b, kv bytes per token, context, p, N, chips, B, C)."""
@@ -182,6 +182,29 @@ def kv_table_gqa() -> Group:
                      "the same with the cache shrunk five times by grouped-query attention")
 
 
+def kv_pope_crossover() -> Group:
+    from ...derivations import kv_cache as kv
+
+    palm = kv.PALM_MEMORY
+    weights = palm["bytes_per_param"] * palm["n_param"]
+    equal = kv.cached_tokens_equal_to_params(
+        n_params=palm["n_param"], bytes_per_param=palm["bytes_per_param"],
+        n_layers=palm["n_layers"], n_kv=palm["n_kv"], d_head=palm["d_head"],
+        bytes_per_element=palm["bytes_per_element"])
+    box = "erratum-kv-cache-the-crossover-of-the-notes-on"
+    rows = (
+        Row("size, GB", palm["param_mem_gb"], weights / _GB, 1e-12),
+        Row("B·S", palm["tokens"], equal, 0.01, erratum=box),
+        Row("batch B", palm["batch"], equal / palm["context"], 0.01,
+            erratum=box),
+    )
+    return Group(POPE, "Memory costs", "kv-cache-pope-crossover", rows,
+                 "PaLM 540B with one key-value head: the size of its weights, and the tokens B·S, or the "
+                 f"batch B at S = {palm['context']:,}, whose cache weighs as much")
+
+
+# ---- Austin et al. (2025), the worked problems (chapter "Worked problems") ------------------
+
 def kv_worked_problems() -> Group:
     from ...core import symbols as S
     from ...core.numeric import compile_fn
@@ -212,42 +235,17 @@ def kv_worked_problems() -> Group:
         Row("Q2 max batch", q2["answer"], fits[shape["n_kv"]], 0),
         Row("Q2 1 KV head", q2["answer_one_kv_head"], fits[1], 0, 1),
         Row("Q3 load, ms", q3["answer_ms"], 1e3 * load, 0, 0.1),
+        # Q5's active parameters, an erratum, are in worked_question5
         Row("Q5 params, bn", q5["total_params"] / 1e9, moe["total"] / 1e9, 0.005),
-        # The source's 31.2 is not ours rounded to its digit (31.3): an erratum.
-        Row("Q5 active, bn", q5["active_params"] / 1e9, moe["active"] / 1e9, 0, 0.05,
-            "erratum-kv-cache-active-parameters-of-question-5"),
         Row("Q5 b*", q5["moe_b_crit"],
             float(bcrit_fn(q5["b_crit"], q5["n_experts"], q5["n_active"])), 0),
     )
-    return Group(AUSTIN, "Worked problems", "kv-cache-worked-problems", rows,
+    return Group(AUSTIN, "Worked problems", "worked-problems-q1", rows,
                  "the answers of the scaling book's problems, 2 to 5 from its later revision: "
                  "Q1's parameters and int8 cache per token, Q2's cache per sequence and largest "
-                 "batch (also with one KV head), Q3's weight load, Q5's parameters, active "
-                 "parameters and critical batch b*")
+                 "batch (also with one KV head), Q3's weight load, Q5's parameters and critical "
+                 "batch b*")
 
-
-def kv_pope_crossover() -> Group:
-    from ...derivations import kv_cache as kv
-
-    palm = kv.PALM_MEMORY
-    weights = palm["bytes_per_param"] * palm["n_param"]
-    equal = kv.cached_tokens_equal_to_params(
-        n_params=palm["n_param"], bytes_per_param=palm["bytes_per_param"],
-        n_layers=palm["n_layers"], n_kv=palm["n_kv"], d_head=palm["d_head"],
-        bytes_per_element=palm["bytes_per_element"])
-    box = "erratum-kv-cache-the-crossover-of-the-notes-on"
-    rows = (
-        Row("size, GB", palm["param_mem_gb"], weights / _GB, 1e-12),
-        Row("B·S", palm["tokens"], equal, 0.01, erratum=box),
-        Row("batch B", palm["batch"], equal / palm["context"], 0.01,
-            erratum=box),
-    )
-    return Group(POPE, "Memory costs", "kv-cache-pope-crossover", rows,
-                 "PaLM 540B with one key-value head: the size of its weights, and the tokens B·S, or the "
-                 f"batch B at S = {palm['context']:,}, whose cache weighs as much")
-
-
-# ---- Austin et al. (2025), the worked problems again (chapter "Worked problems") -------------
 
 def worked_question3() -> Group:
     from ...core import symbols as S
