@@ -110,6 +110,37 @@ class _Front:
         assert alpha == 3.0
         return _Point(-self.value)
 
+    def arrays(self):
+        """(speeds, costs): the least cost is twice the value."""
+        return [1.0, 2.0, 3.0], _Costs([3 * self.value, 2 * self.value, 4 * self.value])
+
+
+class _Costs(list):
+    def min(self):
+        return min(self)
+
+
+def test_long_context_curves_pair_the_code_curves_least_cost_with_ours(monkeypatch):
+    """Source: the least cost of the reference code's CSV curve, read here with the csv module;
+    ours: the least cost of whatever our frontier is."""
+    import csv
+
+    monkeypatch.setattr(R.erdil, "_frontier", lambda comparison, label: _Front(5.0))
+    group = R.long_context_curves()
+    labels = [(cmp, label) for cmp in ("mistral_large_comparison",
+                                       "deepseek_v3_context_len_comparison",
+                                       "context_length_comparison")
+              for label in C.settings(cmp)]
+    assert len(group.rows) == len(labels) == 4 + 4 + 3
+    for row, (cmp, label) in zip(group.rows, labels, strict=True):
+        assert row.ours == 10.0
+        path = (resources.files("inference_math") / "data" / "erdil_code" / "frontiers"
+                / C.csv_name(cmp, label))
+        with path.open() as handle:
+            least = min(float(r["usd_per_mtok"]) for r in csv.DictReader(handle))
+        assert row.source == least, (cmp, label)
+        assert row.rel == 0.02 and row.erratum is None
+
 
 @pytest.mark.parametrize("make", (R.table2, R.table3, R.table4, R.table5, R.table6),
                          ids=lambda f: f.__name__)

@@ -179,6 +179,28 @@ def long_context_sec43() -> Group:
                  "sets, and DeepSeek-V3's (V3) cache")
 
 
+def long_context_curves() -> Group:
+    """Each frontier of section 4.3's figures (and the code's three Llama 3 70B contexts): its
+    least cost against the least of the reference code's curve (its CSV)."""
+    from ...fullmodel import comparisons as C
+
+    models = {"mistral_large_comparison": "Mistral", "deepseek_v3_context_len_comparison": "V3",
+              "context_length_comparison": "70B"}
+    short = {"Short context": "short", "Short context with speculative decoding": "short+spec",
+             "Long context": "long", "Long context with speculative decoding": "long+spec",
+             "Empty context": "empty", "Context of 1K tokens": "1K", "Context of 10K tokens": "10K"}
+    rows = []
+    for comparison, model in models.items():
+        for label in C.settings(comparison):
+            code_min = float(C.reference_frontier(comparison, label)["usd_per_mtok"].min())
+            ours = float(_frontier(comparison, label).arrays()[1].min())
+            rows.append(Row(f"{model} {short[label]}, min $/Mtok", code_min, ours, 0.02))
+    return Group(ERDIL, "Figures 9 and 10, as the code drew them", "long-context-code-curves",
+                 tuple(rows), "the least cost on each frontier of the long-context figures and "
+                 "of the code's Llama 3 70B (70B) contexts, against the least on the reference "
+                 "code's curve; V3 is the paper's DeepSeek-V3, spec speculative decoding")
+
+
 _FRONTIERS: dict = {}
 # (name, our attribute, the code's key, the paper's key, tolerance, printed decimals)
 _SPEED = ("tok/s", "tokens_per_s", "tokens_per_s_per_request", "tokens_per_s", 0.01, 0)
