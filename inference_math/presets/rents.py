@@ -1,9 +1,9 @@
 """GPU rents of 2026 by pricing column (SemiAnalysis InferenceX's TCO model, 2026-03/04).
 
 One table, ``rents_2026.toml``, so that a price the book states in two chapters comes from one
-place. The presets carry one price each (the paper's 2024 rent for the H100 and H200, the
-hyperscaler column for the GPUs past Hopper); :func:`rent_2026` gives any column for the GPUs
-the source prices.
+place. The presets carry one price each (the paper's for the H100 and H200, two thirds of a
+rental price; the hyperscaler column for the GPUs past Hopper); :func:`rent_2026` gives any
+column for the GPUs the source prices.
 """
 
 from __future__ import annotations
