@@ -394,3 +394,34 @@ def test_no_progress_when_standard_error_is_not_a_terminal(monkeypatch):
         time.sleep(1.2)
         advance("step")
     assert captured.getvalue() == ""
+
+
+def test_price_may_name_a_2026_rent_column(capsys):
+    """--price neocloud charges the GPU preset's neocloud rent of 2026 (H100: $1.69, B200: $2.34,
+    SemiAnalysis InferenceX): the same numbers as --price with that number, on every command
+    family that takes a price."""
+    same = ["--model", "llama-3-8b", "--gpu", "h100", "--json"]
+    named = json.loads(run(capsys, "max-speed", *same, "--price", "neocloud")[1])
+    number = json.loads(run(capsys, "max-speed", *same, "--price", "1.69")[1])
+    assert named == number
+    code, out, err = run(capsys, "compare", "--models", "llama-3-8b", "--gpus", "h100,b200",
+                         "--price", "hyperscaler", "--json")
+    assert code == 0 and err == ""
+    assert [row["usd_per_gpu_hour"] for row in json.loads(out)] == [1.30, 1.95]
+    serve = ["serve", "--model", "llama-3-8b", "--gpu", "h100", "--input-len", "512",
+             "--output-len", "128", "--curve", "physical", "--quiet", "--json"]
+    by_name = json.loads(run(capsys, *serve, "--price", "three_year")[1])
+    by_number = json.loads(run(capsys, *serve, "--price", "1.30")[1])
+    assert by_name == by_number
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["max-speed", "--model", "llama-3-8b", "--gpu", "a100", "--price", "neocloud"],
+     "argument --price: A100 SXM has no 2026 neocloud rent"),
+    (["max-speed", "--model", "llama-3-8b", "--gpu", "h100", "--price", "spot"],
+     "argument --price: 'spot' is neither a number nor a 2026 rent column"),
+])
+def test_a_rent_column_without_a_rent_is_one_line(capsys, argv, message):
+    code, out, err = run(capsys, *argv)
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and message in err, err

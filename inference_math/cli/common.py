@@ -86,6 +86,44 @@ def _number(option: str, ranges: dict | None = None):
     return convert
 
 
+def _price(text: str):
+    """argparse type of ``--price``: $ per GPU-hour, or a column of the 2026 rents (presets.rents:
+    hyperscaler, neocloud, three_year), resolved for the GPU by :func:`price_for`."""
+    from ..presets import rents
+
+    try:
+        float(text)
+    except ValueError:
+        word = text.strip().lower()
+        if word in rents.columns():
+            return word
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is neither a number nor a 2026 rent column ({', '.join(rents.columns())})"
+        ) from None
+    return _number("--price")(text)
+
+
+def price_for(price, gpu) -> float | None:
+    """The $/GPU-hour ``--price`` gives ``gpu``: a number as given, a 2026 rent column at that GPU
+    preset's rent, None (the GPU's own price) when not given."""
+    if price is None or isinstance(price, float):
+        return price
+    from ..presets import rents
+    from ..presets.hardware import get_gpu
+
+    for key in rents.priced_gpus():
+        if get_gpu(key).name == gpu.name:
+            return rents.rent_2026(key, price)
+    raise InputError(f"argument --price: {gpu.name} has no 2026 {price} rent (priced: "
+                     f"{', '.join(rents.priced_gpus())}); give $ per GPU-hour")
+
+
+def _price_help() -> str:
+    return _range_help("--price", "$ per GPU-hour, or a 2026 rent (hyperscaler, neocloud, "
+                       "three_year; SemiAnalysis InferenceX) of the GPU (default: the preset's "
+                       "price)")
+
+
 def _range_help(option: str, text: str, ranges: dict | None = None) -> str:
     return f"{text}; in {(RANGES if ranges is None else ranges)[option]}"
 

@@ -16,9 +16,11 @@ from .common import (
     _json_csv_options,
     _listed,
     _number,
+    _price,
     _range_help,
     _require_finite,
     _table,
+    price_for,
 )
 from .setting import CURVE_MEANING, _add_curve_options, _fits, _progress
 
@@ -48,9 +50,10 @@ def add_arguments(cmp, name: str) -> None:
                      help=_range_help("--context", "tokens already in each sequence's KV cache "
                                                    "(default 0)"))
     cmp.add_argument("--no-pipeline", action="store_true", help="do not search pipeline degrees")
-    cmp.add_argument("--price", type=_number("--price"), default=None,
-                     help=_range_help("--price", "$ per GPU-hour for every GPU (default: each "
-                                                 "GPU's own)"))
+    cmp.add_argument("--price", type=_price, default=None,
+                     help=lambda: _range_help("--price", "$ per GPU-hour for every GPU, or a 2026 "
+                                              "rent column (hyperscaler, neocloud, three_year), "
+                                              "each GPU at its own (default: each GPU's price)"))
     _add_curve_options(cmp)
     cmp.add_argument("--exact", action="store_true",
                      help="every frontier point, not the 1,000 latency thresholds of the paper")
@@ -68,11 +71,12 @@ def _compare_row(model, gpu, args, band_options: dict | None = None) -> dict:
     from ..fullmodel.search import MAX_LOG2_GPUS, Setting, default_curve, frontier
 
     bits = args.weight_bits or model.weight_bits
+    price = price_for(args.price, gpu)
     row = {"model": model.name, "gpu": gpu.name, "weight_bits": int(bits), "speed": args.speed,
            "curve": args.curve or default_curve(model),
            "feasible": False, "infeasible": None, "max_tokens_per_s": None,
            "usd_per_mtok_at_max": None, "usd_per_mtok": None, "binding": None, "gpus": None,
-           "batch": None, "usd_per_gpu_hour": args.price or gpu.price_per_hour}
+           "batch": None, "usd_per_gpu_hour": price or gpu.price_per_hour}
     if band_options is not None:
         row.update(dict.fromkeys(COMPARE_BAND_KEYS))
     try:
@@ -82,7 +86,7 @@ def _compare_row(model, gpu, args, band_options: dict | None = None) -> dict:
         return row
     setting = Setting(model=model, gpu=gpu, weight_bytes=None if args.weight_bits is None
                       else args.weight_bits / 8, context=args.context, use_pp=not args.no_pipeline,
-                      price=args.price, label=model.name, curve=args.curve, kv_bits=args.kv_bits)
+                      price=price, label=model.name, curve=args.curve, kv_bits=args.kv_bits)
     largest = f"2^{MAX_LOG2_GPUS} GPUs"
     if not _fits(setting, 0.0):
         row["infeasible"] = f"the weights do not fit in {largest}"
@@ -148,7 +152,8 @@ def cmd_compare(args) -> str:
             low, high = row["usd_per_mtok_low"], row["usd_per_mtok_high"]
             row["cost_band"] = "-" if not row["feasible"] else (
                 f"{_money(low)}-{'inf' if high is None else _money(high)}")
-    price = f"${args.price:g}" if args.price is not None else "each GPU's own $"
+    price = ("each GPU's own $" if args.price is None else f"${args.price:g}"
+             if isinstance(args.price, float) else f"each GPU's 2026 {args.price} $")
     head = (f"$/Mtok at {args.speed:g} tok/s per user, at cost ({price}/GPU-hour), each row on "
             "its own curve:")
     curves = sorted({row["curve"] for row in rows})

@@ -10,10 +10,13 @@ from ..fullmodel.search import CURVES, MAX_LOG2_GPUS
 from .common import (
     _dumps,
     _number,
+    _price,
+    _price_help,
     _range_help,
     _require_finite,
     add_engine_option,
     engine_text,
+    price_for,
 )
 from .setting import CURVE_MEANING, _add_model_gpu, _drafter_of, _drafter_type
 
@@ -86,8 +89,7 @@ def add_arguments(cmd, name: str) -> None:
     cmd.add_argument("--mtp-accepted", type=_predict_number("--mtp-accepted"), default=None,
                      help="multi-token prediction: mean tokens accepted per target pass (which "
                           f"verifies ceil(T) tokens); in {PREDICT_RANGES['--mtp-accepted']}")
-    cmd.add_argument("--price", type=_number("--price"), default=None,
-                     help=_range_help("--price", "$ per GPU-hour (default: the preset's)"))
+    cmd.add_argument("--price", type=_price, default=None, help=_price_help)
     cmd.add_argument("--context", type=_number("--context"), default=None,
                      help=_range_help("--context", "KV length of decode (default: input-len + "
                                                    "output-len/2, a request's mean)"))
@@ -113,7 +115,7 @@ def cmd_predict(args) -> str:
                          weight_bits=args.weight_bits, kv_bits=args.kv_bits,
                          drafter=_drafter_of(args.model, args.drafter),
                          acceptance=args.acceptance, mtp_accepted=args.mtp_accepted,
-                         price=args.price, context=args.context,
+                         price=price_for(args.price, args.gpu), context=args.context,
                          dp_attention=args.dp_attention, curve=args.curve,
                          engine=args.engine)
     except DeploymentError as exc:

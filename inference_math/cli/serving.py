@@ -15,11 +15,14 @@ from .common import (
     _json_csv_options,
     _number,
     _plot_path,
+    _price,
+    _price_help,
     _range_help,
     _require_finite,
     _table,
     add_engine_option,
     engine_text,
+    price_for,
 )
 
 SERVE_RANGES = {
@@ -65,8 +68,7 @@ def add_arguments(cmd, name: str) -> None:
                          ("--tpot-ms", "time-per-output-token limit")):
         cmd.add_argument(option, type=_number(option, SERVE_RANGES), default=None,
                          help=_range_help(option, f"{text} in ms", SERVE_RANGES))
-    cmd.add_argument("--price", type=_number("--price"), default=None,
-                     help=_range_help("--price", "$ per GPU-hour (default: the preset's)"))
+    cmd.add_argument("--price", type=_price, default=None, help=_price_help)
     cmd.add_argument("--plot", type=_plot_path, default=None, metavar="FILE",
                      help="also draw the frontier into FILE (.svg or .png)")
     cmd.add_argument("--quiet", action="store_true", help="no notes on standard error")
@@ -120,7 +122,8 @@ def cmd_serve(args) -> str:
         work = Workload(args.model, args.gpu, args.input_len, args.output_len,
                         weight_bits=args.weight_bits, kv_bits=args.kv_bits, curve=args.curve,
                         disaggregated=args.disaggregated, ttft_ms=args.ttft_ms,
-                        tpot_ms=args.tpot_ms, price=args.price, engine=args.engine)
+                        tpot_ms=args.tpot_ms, price=price_for(args.price, args.gpu),
+                        engine=args.engine)
         front = serving_frontier(work)
     except ServeError as exc:
         if exc.field == "engine":

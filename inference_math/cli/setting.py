@@ -21,7 +21,10 @@ from .common import (
     _json_csv_options,
     _number,
     _preset,
+    _price,
+    _price_help,
     _range_help,
+    price_for,
 )
 
 CURVE_MEANING = {
@@ -68,8 +71,7 @@ def _add_full_model_options(cmd) -> None:
                      help=_range_help("--acceptance", "probability a drafted token is accepted "
                                                       "(default 0.8; 0: the drafter never helps)"))
     cmd.add_argument("--no-pipeline", action="store_true", help="do not search pipeline degrees")
-    cmd.add_argument("--price", type=_number("--price"), default=None,
-                     help=_range_help("--price", "$ per GPU-hour (default: the preset's)"))
+    cmd.add_argument("--price", type=_price, default=None, help=_price_help)
     _add_curve_options(cmd)
     cmd.add_argument("--exact", action="store_true",
                      help="every frontier point, not the 1,000 latency thresholds of the paper")
@@ -103,7 +105,7 @@ def _setting(args) -> Setting:
     acceptance = 0.8 if args.acceptance is None else args.acceptance
     setting = Setting(model=model, gpu=gpu, weight_bytes=weight_bytes, context=args.context,
                       drafter=drafter, acceptance=acceptance, use_pp=not args.no_pipeline,
-                      price=args.price, label=model.name, curve=args.curve,
+                      price=price_for(args.price, gpu), label=model.name, curve=args.curve,
                       kv_bits=args.kv_bits)
     _require_fit(setting)
     return setting
