@@ -45,6 +45,8 @@ def test_every_row_has_every_column_and_the_hyperscaler_is_the_cheapest_or_equal
         values = [rents.rent_2026(gpu, c) for c in rents.columns()]
         assert all(v > 0 for v in values)
         assert values[0] <= min(values[1:]), gpu
+        # the glossary says a neocloud's rent is above a hyperscaler's for every GPU
+        assert rents.rent_2026(gpu, "neocloud") > rents.rent_2026(gpu, "hyperscaler"), gpu
 
 
 @pytest.mark.parametrize("gpu, column, message", [

@@ -241,10 +241,11 @@ def kv_worked_problems() -> Group:
             float(bcrit_fn(q5["b_crit"], q5["n_experts"], q5["n_active"])), 0),
     )
     return Group(AUSTIN, "Worked problems", "worked-problems-q1", rows,
-                 "the answers of the scaling book's problems, 2 to 5 from its later revision: "
-                 "Q1's parameters and int8 cache per token, Q2's cache per sequence and largest "
-                 "batch (also with one KV head), Q3's weight load, Q5's parameters and critical "
-                 "batch b*")
+                 "the answers of the scaling book's problems (Q2, Q3, Q5 and Q1's cache from its "
+                 "later revision): Q1's parameters and int8 cache per token, Q2's cache per "
+                 "sequence and largest batch (also with one KV head), Q3's weight load, Q5's "
+                 "parameters and critical batch b*, from the source's rounded b* of the dense "
+                 "model as the source computes it")
 
 
 def worked_question3() -> Group:
