@@ -42,7 +42,3 @@ def rent_2026(gpu: str, column: str = BASIS) -> float:
         raise InputError(f"gpu: {gpu!r} has no 2026 rent in the source; priced: "
                          f"{', '.join(priced_gpus())}")
     return float(table[gpu][column])
-
-
-def source() -> str:
-    return _table()["source"]
