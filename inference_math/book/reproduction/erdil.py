@@ -194,10 +194,10 @@ def long_context_curves() -> Group:
         for label in C.settings(comparison):
             code_min = float(C.reference_frontier(comparison, label)["usd_per_mtok"].min())
             ours = float(_frontier(comparison, label).arrays()[1].min())
-            rows.append(Row(f"{model} {short[label]}, min $/Mtok", code_min, ours, 0.02))
+            rows.append(Row(f"{model} {short[label]}", code_min, ours, 0.02, decimals=4))
     return Group(ERDIL, "Figures 9 and 10 and the context sweep, as the code drew them",
                  "long-context-code-curves", tuple(rows),
-                 "the least cost on each frontier of the long-context figures (Mistral Large 2 "
+                 "the least cost ($/Mtok) on each frontier of the long-context figures (Mistral Large 2 "
                  "and the paper's DeepSeek-V3, V3) and of the code's sweep of Llama 3 70B's "
                  "context (70B); 'cited' is the least cost on the reference code's curve, its "
                  "output rather than a printed value; +spec: with speculative decoding")
