@@ -495,3 +495,19 @@ def test_the_page_shows_five_columns_and_links_errata():
     assert "| 966 | 966.0 | -0.00% | ±0.5 |" in text or "| 966 | 966.0 | +0.00% | ±0.5 |" in text
     exact = R.markdown(R.Group("w", "T", "sec-x", (R.Row("GPUs", 16, 16, 0),)), {})
     assert "| 16 | 16.0 | +0.00% | exact |" in exact
+
+
+def test_long_context_speeds_pair_the_codes_top_speed_with_ours(monkeypatch):
+    """Source: the reference code's fastest point of each setting of Figures 9 and 10, read here
+    from its summary file; ours: whatever our frontier's fastest point is."""
+    monkeypatch.setattr(R.erdil, "_frontier", lambda comparison, label: _Front(7.0))
+    group = R.long_context_speeds()
+    summary = json.loads((resources.files("inference_math") / "data" / "erdil_code"
+                          / "summary_final_model.json").read_text())
+    assert len(group.rows) == 8
+    for row in group.rows:
+        assert row.ours == 7.0 and row.rel == 0.01
+    stated = [entry["max_speed"]["tokens_per_s_per_request"]
+              for comparison in ("mistral_large_comparison", "deepseek_v3_context_len_comparison")
+              for entry in summary["comparisons"][comparison]["settings"]]
+    assert [row.source for row in group.rows] == stated

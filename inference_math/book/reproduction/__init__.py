@@ -14,6 +14,7 @@ from .erdil import (
     figure1,
     long_context_curves,
     long_context_sec43,
+    long_context_speeds,
     network_eq24,
     square_root_law,
     table1,
@@ -93,7 +94,8 @@ GROUPS = (table1, figure1, square_root_law, takeaways, roofline_critical_batch, 
           embeddings_prices, embeddings_forward_pass, embeddings_weights_arithmetic, embeddings_dollars,
           embeddings_flops_per_dollar, rollouts_prices, rollouts_advantage, rollouts_bits,
           rollouts_lora, rollouts_lora_flops, network_eq24, capacity_sec35, table2, table3, table4,
-          table5, table6, long_context_sec43, long_context_curves)
+          table5, table6, long_context_sec43, long_context_speeds,
+          long_context_curves)
 
 
 def groups() -> list[Group]:

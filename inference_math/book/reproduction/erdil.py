@@ -179,16 +179,36 @@ def long_context_sec43() -> Group:
                  "sets, and DeepSeek-V3's (V3) cache")
 
 
+_LONG_CONTEXT = {"mistral_large_comparison": "Mistral", "deepseek_v3_context_len_comparison": "V3"}
+_LONG_SHORT = {"Short context": "short", "Short context with speculative decoding": "short+spec",
+               "Long context": "long", "Long context with speculative decoding": "long+spec",
+               "Empty context": "empty", "Context of 1K tokens": "1K",
+               "Context of 10K tokens": "10K"}
+
+
+def long_context_speeds() -> Group:
+    """The top speed of each frontier of section 4.3's figures against the reference code's."""
+    from ...fullmodel import comparisons as C
+
+    rows = tuple(
+        Row(f"{model} {_LONG_SHORT[label]}",
+            float(C.reference_point(comparison, label, "max_speed")["tokens_per_s_per_request"]),
+            _frontier(comparison, label).max_speed().tokens_per_s, 0.01, decimals=1)
+        for comparison, model in _LONG_CONTEXT.items() for label in C.settings(comparison))
+    return Group(ERDIL, "Figures 9 and 10: top speeds, as the code computed them",
+                 "long-context-maximum-speeds", rows,
+                 "the top speed (tok/s per user) on each frontier of the long-context figures "
+                 "(Mistral Large 2 and the paper's DeepSeek-V3, V3); 'cited' is the reference "
+                 "code's output; +spec: with speculative decoding")
+
+
 def long_context_curves() -> Group:
     """Each frontier of section 4.3's figures (and the code's three Llama 3 70B contexts): its
     least cost against the least of the reference code's curve (its CSV)."""
     from ...fullmodel import comparisons as C
 
-    models = {"mistral_large_comparison": "Mistral", "deepseek_v3_context_len_comparison": "V3",
-              "context_length_comparison": "70B"}
-    short = {"Short context": "short", "Short context with speculative decoding": "short+spec",
-             "Long context": "long", "Long context with speculative decoding": "long+spec",
-             "Empty context": "empty", "Context of 1K tokens": "1K", "Context of 10K tokens": "10K"}
+    models = {**_LONG_CONTEXT, "context_length_comparison": "70B"}
+    short = _LONG_SHORT
     rows = []
     for comparison, model in models.items():
         for label in C.settings(comparison):
