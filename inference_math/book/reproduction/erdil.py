@@ -208,13 +208,12 @@ def long_context_curves() -> Group:
     from ...fullmodel import comparisons as C
 
     models = {**_LONG_CONTEXT, "context_length_comparison": "70B"}
-    short = _LONG_SHORT
     rows = []
     for comparison, model in models.items():
         for label in C.settings(comparison):
             code_min = float(C.reference_frontier(comparison, label)["usd_per_mtok"].min())
             ours = float(_frontier(comparison, label).arrays()[1].min())
-            rows.append(Row(f"{model} {short[label]}", code_min, ours, 0.02, decimals=4))
+            rows.append(Row(f"{model} {_LONG_SHORT[label]}", code_min, ours, 0.02, decimals=4))
     return Group(ERDIL, "Figures 9 and 10 and the context sweep, as the code drew them",
                  "long-context-code-curves", tuple(rows),
                  "the least cost ($/Mtok) on each frontier of the long-context figures (Mistral Large 2 "
