@@ -133,6 +133,37 @@ def test_frontier_only_grid_has_the_exact_grids_frontier(comparison, label):
     assert np.all(pruned.latency >= full.latency)
 
 
+@pytest.mark.parametrize(("model", "gpu", "drafter", "curve", "exact"), [
+    ("llama-3-70b", "h100", None, "paper", False),
+    ("llama-3-70b", "h100", "llama-3-8b", "paper", False),
+    ("mixtral-8x22b", "h100", None, "paper", True),
+    ("llama-3-8b", "a100", None, "physical", False),
+    ("llama-3-8b", "h200", None, "limit", True)])
+def test_fastest_is_the_whole_frontiers_fastest_point(model, gpu, drafter, curve, exact,
+                                                      monkeypatch):
+    monkeypatch.delenv("INFERENCE_MATH_CACHE", raising=False)
+    setting = Setting(get_model(model), get_gpu(gpu), curve=curve,
+                      drafter=get_model(drafter) if drafter else None)
+    whole = frontier(setting, exact=exact).max_speed().as_dict()
+    # repr: every float to its last bit, and NaN (no draft) equal to NaN
+    assert repr(S.fastest(setting, exact=exact).as_dict()) == repr(whole)
+
+
+@pytest.mark.parametrize("drafter", [None, "llama-3-8b"])
+def test_the_grid_is_the_same_on_one_thread_or_two(drafter, monkeypatch):
+    setting = Setting(get_model("llama-3-70b"), get_gpu("h100"),
+                      drafter=get_model(drafter) if drafter else None)
+    grids = []
+    for threads in ("1", "2"):
+        monkeypatch.setenv("INFERENCE_MATH_THREADS", threads)
+        grids.append(S.evaluate_grid(setting, frontier_only=True))
+    one, two = grids
+    assert np.array_equal(one.latency, two.latency) and np.array_equal(one.gamma, two.gamma)
+    for a, b in zip(one.target, two.target, strict=True):
+        for field in ("latency", "two_d", "pp_index", "sigma_index"):
+            assert np.array_equal(getattr(a, field), getattr(b, field))
+
+
 @pytest.mark.parametrize("drafter", [None, "llama-3-8b"])
 def test_progress_is_reported_once_per_step(drafter, monkeypatch):
     monkeypatch.delenv("INFERENCE_MATH_CACHE", raising=False)

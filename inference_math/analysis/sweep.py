@@ -17,11 +17,13 @@ from __future__ import annotations
 
 import csv
 import math
+import os
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from itertools import product
 from pathlib import Path
 
+from ..core import in_order
 from ..core.validation import InputError, positive
 from ..fullmodel.search import Setting, default_curve, frontier
 from ..presets.hardware import get_gpu
@@ -230,12 +232,20 @@ def _schema(columns: list[str]):
 
 # --- running --------------------------------------------------------------------------------------
 
+def _summarize_on_one_thread(cell: Cell, speeds: tuple[float, ...]) -> dict:
+    """:func:`summarize` in a worker process that shares the cores with others: its search's
+    blocks on one thread (the same result; two threads each would only contend)."""
+    os.environ[in_order.ENV] = "1"
+    return summarize(cell, speeds)
+
+
 def _results(cells: list[Cell], speeds: tuple[float, ...], jobs: int,
              scheduler: str | None) -> Iterator[dict]:
     """Rows in the order they finish: on ``jobs`` local processes (loky), or on the Dask
     cluster at ``scheduler``."""
     from joblib import Parallel, delayed, parallel_config
-    tasks = (delayed(summarize)(cell, speeds) for cell in cells)
+    one = summarize if scheduler is None and jobs == 1 else _summarize_on_one_thread
+    tasks = (delayed(one)(cell, speeds) for cell in cells)
     if scheduler is None:
         yield from Parallel(n_jobs=jobs, backend="loky", return_as="generator_unordered")(tasks)
         return

@@ -92,7 +92,7 @@ def _draw(front, path: str, band=None) -> None:
 
 
 def cmd_frontier(args) -> str:
-    from ..fullmodel.search import frontier
+    from ..fullmodel.search import fastest, frontier
 
     if args.engine is not None:  # the full model's search has no estimate curve
         raise InputError("argument --engine: applies to the estimate curve only, which the "
@@ -100,6 +100,10 @@ def cmd_frontier(args) -> str:
                          "have it)")
     band_options = band_cli.options(args)
     setting = _setting(args)
+    if args.command == "max-speed" and band_options is None:  # no need for the whole frontier
+        with _progress(setting, args.quiet) as advance:
+            top = fastest(setting, exact=args.exact, progress=advance)
+        return _points_output([top], args, setting.curve_name)
     with _progress(setting, args.quiet) as advance:
         front = frontier(setting, exact=args.exact, progress=advance)
     result = band = None

@@ -22,6 +22,8 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
+from ..core.allocation import reuse_freed_pages
+from ..core.in_order import in_order
 from ..core.units import usd_per_million_tokens
 from ..core.validation import InputError, of_kind, positive
 from ..presets.hardware import GPU
@@ -249,39 +251,57 @@ def _unit_scaledown(model: Model, gpu: GPU, n: np.ndarray, batch: np.ndarray, qs
     groups = [(cols, pp[None, cols, distinct] if cols.start < split else
                pp[None, split:split + 1, distinct])
               for cols in (slice(0, split), slice(split, batch.size)) if cols.start < cols.stop]
-    for cols, degree in groups:
-        width = cols.stop - cols.start
-        rows = max(1, round(CACHE_BLOCK / (width * npp * (1 + (len(qs) - 1) / 8))))
-        for start in range(0, n.size, rows):
-            block = slice(start, start + rows)
-            terms = together[0]["search"](n[block, None, None], batch[None, cols, None], degree,
-                                          1.0)  # 1-D, then 2-D layout
-            for number in range(len(together)):
-                lower, second = terms[2 * number:2 * number + 2]
-                shape = np.broadcast_shapes(lower.shape, second.shape)
-                low = lowers[:, block, cols, number] = _rounded_down(lower)
-                # rounding down is monotone, so it commutes with the minimum over branches
-                if number == 0:
-                    bound_here = _last_axis_min(low)
-                else:
-                    bound[:, block, cols] = np.minimum(bound_here, _last_axis_min(low))
-                at_one = (np.broadcast_to(second, shape) if exact_second else lower + second)
-                k = np.argmin(at_one, axis=3)
-                value = np.take_along_axis(at_one, k[..., None], axis=3)[..., 0]
-                if number == 0:
-                    best[:, block, cols], choice[:, block, cols] = value, degrees[k]
-                else:  # the first minimum over both layouts, as an argmin over all branches
-                    here = best[:, block, cols]
-                    wins = (value < here) | (np.isnan(value) & ~np.isnan(here))
-                    best[:, block, cols] = np.where(wins, value, here)
-                    choice[:, block, cols] = np.where(wins, number * npp + degrees[k],
-                                                      choice[:, block, cols])
+    def blocks():
+        for cols, degree in groups:
+            width = cols.stop - cols.start
+            rows = max(1, round(CACHE_BLOCK / (width * npp * (1 + (len(qs) - 1) / 8))))
+            for start in range(0, n.size, rows):
+                yield slice(start, start + rows), cols, degree
+
+    def evaluate(task):  # each block writes its own slices of the arrays: blocks run at once
+        block, cols, degree = task
+        terms = together[0]["search"](n[block, None, None], batch[None, cols, None], degree,
+                                      1.0)  # 1-D, then 2-D layout
+        for number in range(len(together)):
+            lower, second = terms[2 * number:2 * number + 2]
+            shape = np.broadcast_shapes(lower.shape, second.shape)
+            low = lowers[:, block, cols, number] = _rounded_down(lower)
+            # rounding down is monotone, so it commutes with the minimum over branches
+            if number == 0:
+                bound_here = _last_axis_min(low)
+            else:
+                bound[:, block, cols] = np.minimum(bound_here, _last_axis_min(low))
+            at_one = (np.broadcast_to(second, shape) if exact_second else lower + second)
+            k = np.argmin(at_one, axis=3)
+            value = np.take_along_axis(at_one, k[..., None], axis=3)[..., 0]
+            if number == 0:
+                best[:, block, cols], choice[:, block, cols] = value, degrees[k]
+            else:  # the first minimum over both layouts, as an argmin over all branches
+                here = best[:, block, cols]
+                wins = (value < here) | (np.isnan(value) & ~np.isnan(here))
+                best[:, block, cols] = np.where(wins, value, here)
+                choice[:, block, cols] = np.where(wins, number * npp + degrees[k],
+                                                  choice[:, block, cols])
+
+    for _ in in_order(evaluate, blocks()):
+        pass
     return [_UnitScaledown(BranchGrid(best[k], (choice[k] // npp).astype(np.int8),
                                       (choice[k] % npp).astype(np.int8),
                                       np.zeros(best[k].shape, dtype=np.int8)),
                            lowers[k].reshape(n.size, batch.size, -1), fns[k], pp, degrees,
                            bound[k].astype(float))
             for k in range(len(qs))]
+
+
+def _refine_blocks(rows: np.ndarray, columns: np.ndarray, degrees: np.ndarray, layouts: int,
+                   size: int):
+    """The branches to refine, (point's row, branch column), in blocks of ``size``: for each
+    layout its rows and their N_PP degrees, in the order given."""
+    for number in range(layouts):
+        here = columns // degrees.size == number
+        row, k = rows[here], degrees[columns[here] - number * degrees.size]
+        for start in range(0, row.size, size):
+            yield number, row[start:start + size], k[start:start + size]
 
 
 def _refine(first: _UnitScaledown, n: np.ndarray, batch: np.ndarray,
@@ -294,7 +314,6 @@ def _refine(first: _UnitScaledown, n: np.ndarray, batch: np.ndarray,
     gets an infinite lower bound (its latency is in the grid), so it is never refined again.
     """
     found, pp, degrees = first.grid, first.pp, first.degrees
-    nd = degrees.size
     steps = np.linspace(0.0, 1.0, SCALEDOWN_VALUES)[1:]
     if points is None:
         points = np.arange(found.latency.size)
@@ -318,32 +337,31 @@ def _refine(first: _UnitScaledown, n: np.ndarray, batch: np.ndarray,
         lowers[rows, columns] = np.inf
         all_lowers[points[rows], columns] = np.inf
         touched[rows] = True
-        layouts = columns // nd
-        for number, branch in enumerate(first.fns):
-            here = layouts == number
-            row, k = rows[here], degrees[columns[here] - number * nd]
-            size = BLOCK // steps.size
-            for start in range(0, row.size, size):
-                row_here, kk = row[start:start + size], k[start:start + size]
-                at = points[row_here]
-                i, j = np.divmod(at, batch.size)
-                cn, cb, cp = n[i, None], batch[j, None], pp[j, kk][:, None]
-                latency = branch["latency"](cn, cb, cp, (cn / cp) ** steps)
-                step = np.argmin(latency, axis=1)
-                value = latency[np.arange(step.size), step]
-                # several branches of one point may improve it: keep the fastest of each point
-                # (its pairs are consecutive, by N_PP degree; of equal values the first)
-                new = np.concatenate([[True], row_here[1:] != row_here[:-1]])
-                segment = np.cumsum(new) - 1
-                fastest = np.fmin.reduceat(value, np.flatnonzero(new))
-                at_min = np.flatnonzero(value == fastest[segment])
-                first_of = np.concatenate([[True], segment[at_min][1:] != segment[at_min][:-1]])
-                win = at_min[first_of]
-                win = win[value[win] < best[at[win]]]
-                best[at[win]] = value[win]
-                two_d[at[win]] = number
-                pp_index[at[win]] = kk[win]
-                sigma_index[at[win]] = step[win] + 1
+
+        def evaluate(task):  # the blocks' latencies at once; the best found updated in order
+            number, row_here, kk = task
+            at = points[row_here]
+            i, j = np.divmod(at, batch.size)
+            cn, cb, cp = n[i, None], batch[j, None], pp[j, kk][:, None]
+            latency = first.fns[number]["latency"](cn, cb, cp, (cn / cp) ** steps)
+            step = np.argmin(latency, axis=1)
+            return task, at, step, latency[np.arange(step.size), step]
+
+        blocks = _refine_blocks(rows, columns, degrees, len(first.fns), BLOCK // steps.size)
+        for (number, row_here, kk), at, step, value in in_order(evaluate, blocks):
+            # several branches of one point may improve it: keep the fastest of each point
+            # (its pairs are consecutive, by N_PP degree; of equal values the first)
+            new = np.concatenate([[True], row_here[1:] != row_here[:-1]])
+            segment = np.cumsum(new) - 1
+            fastest = np.fmin.reduceat(value, np.flatnonzero(new))
+            at_min = np.flatnonzero(value == fastest[segment])
+            first_of = np.concatenate([[True], segment[at_min][1:] != segment[at_min][:-1]])
+            win = at_min[first_of]
+            win = win[value[win] < best[at[win]]]
+            best[at[win]] = value[win]
+            two_d[at[win]] = number
+            pp_index[at[win]] = kk[win]
+            sigma_index[at[win]] = step[win] + 1
     # the lower bound changes only where a branch was refined (or the latency found fell)
     rows = np.flatnonzero(touched)
     at = points[rows]
@@ -397,7 +415,7 @@ def _noop(step: str) -> None:
 
 
 def evaluate_grid(setting: Setting, frontier_only: bool = False,
-                  progress: Callable[[str], None] = _noop) -> GridResult:
+                  progress: Callable[[str], None] = _noop, fastest_only: bool = False) -> GridResult:
     """Latency and cost at every (N, b) with the fastest branch (and γ) at each.
 
     ``frontier_only=True`` is exact wherever a point can be on the Pareto frontier of speed
@@ -406,9 +424,15 @@ def evaluate_grid(setting: Setting, frontier_only: bool = False,
     latency per token and of the cost are both beaten by what another point reaches cannot put
     its point on the frontier, and is not refined over σ (nor a point with no such branch left).
     Off the frontier the grid then holds upper bounds.
+
+    ``fastest_only=True`` (with ``frontier_only``) is exact only where a point can be the
+    fastest: a branch is refined only if its lower bound of the latency per token does not
+    exceed the smallest latency some point reaches (slightly enlarged, as in
+    :func:`_frontier_latency`).
     """
     model, gpu, w = setting.model, setting.gpu, setting.w
     n, batch = grid(model, gpu, w)
+    reuse_freed_pages()
     gammas = range(1, GAMMA_MAX + 1) if setting.speculative else range(1, 2)
     curve = setting.curve_name
     firsts = _unit_scaledown(model, gpu, n, batch, tuple(gammas), setting.context, w, setting.use_pp,
@@ -432,7 +456,8 @@ def evaluate_grid(setting: Setting, frontier_only: bool = False,
             # a point once dominated stays so (bounds only tighten), and never dominates another
             lower, upper = (_token_latency(setting, [bound.ravel()[points] for bound in bounds])[0]
                             for bounds in ([f.lower for f in firsts], [f.grid.latency for f in firsts]))
-            limit = _frontier_latency(per_token[points], upper)
+            limit = (_fastest_latency(upper) if fastest_only
+                     else _frontier_latency(per_token[points], upper))
             undominated = ~(lower > limit)
             points, limit = points[undominated], limit[undominated]
             keeps = _branches_kept(setting, firsts, points, limit)
@@ -479,6 +504,14 @@ def _frontier_latency(per_token: np.ndarray, upper: np.ndarray) -> np.ndarray:
     after = np.maximum(pad_fast[j], pad_cost[j] / per_token)
     before = np.where(j > 0, np.maximum(fast[j - 1], cheapest[j - 1] / per_token), np.inf)
     return np.minimum(after, before) * (1 + _SLACK)
+
+
+def _fastest_latency(upper: np.ndarray) -> np.ndarray:
+    """The largest latency at which a point can still be (or tie with) the fastest, given the
+    latencies ``upper`` points reach, slightly enlarged: the bound of ``fastest_only``."""
+    finite = upper[np.isfinite(upper)]
+    top = finite.min() * (1 + _SLACK) if finite.size else np.inf
+    return np.full(upper.shape, top)
 
 
 def _branches_kept(setting: Setting, firsts: list, points: np.ndarray,
@@ -610,8 +643,19 @@ def frontier(setting: Setting, exact: bool = False,
     return cached("frontier", (setting, exact), lambda: _frontier(setting, exact, progress))
 
 
-def _frontier(setting: Setting, exact: bool, progress: Callable[[str], None] = _noop) -> Frontier:
-    result = evaluate_grid(setting, frontier_only=True, progress=progress)
+def fastest(setting: Setting, exact: bool = False,
+            progress: Callable[[str], None] = _noop) -> FrontierPoint:
+    """The frontier's fastest point, ``frontier(setting, exact).max_speed()``, found without
+    refining the branches that cannot be the fastest (``fastest_only`` of :func:`evaluate_grid`).
+    """
+    return cached("fastest", (setting, exact), lambda: _frontier(setting, exact, progress,
+                                                                 fastest_only=True).points[0])
+
+
+def _frontier(setting: Setting, exact: bool, progress: Callable[[str], None] = _noop,
+              fastest_only: bool = False) -> Frontier:
+    result = evaluate_grid(setting, frontier_only=True, progress=progress,
+                           fastest_only=fastest_only)
     # the reference code's thresholds span 100x the fastest latency; a frontier of the physical
     # rules is read over its whole range (the limit's fastest point is far faster than any
     # speed served)
@@ -620,6 +664,8 @@ def _frontier(setting: Setting, exact: bool, progress: Callable[[str], None] = _
             else pareto_front_thresholds(result.latency, result.gpu_seconds, span=span))
     if pick.size == 0:
         raise InputError(f"no feasible configuration for {setting.model.name} on {setting.gpu.name}")
+    if fastest_only:  # the grid is exact only near its fastest point, the first picked
+        pick = pick[:1]
     points = describe_points(result, pick)
     progress("describing the frontier")
     return Frontier(setting, points)
