@@ -50,3 +50,25 @@ def test_the_variable_sets_the_threads(value, expected, monkeypatch):
 def test_the_allocator_setting_is_made_once():
     first = reuse_freed_pages()
     assert isinstance(first, bool) and reuse_freed_pages() is first
+
+
+@pytest.mark.skipif(not hasattr(I.os, "fork"), reason="no fork on this system")
+def test_a_forked_child_runs_its_own_pool(monkeypatch):
+    import multiprocessing
+
+    monkeypatch.setenv(I.ENV, "2")
+    # the parent's pool, with both threads started (each task outlasts a submission)
+    assert list(I.in_order(_slow_negation, range(4))) == [0, -1, -2, -3]
+    context = multiprocessing.get_context("fork")
+    with context.Pool(1) as pool:
+        result = pool.apply_async(_squares_in_a_pool, (4,))
+        assert result.get(timeout=30) == [0, 1, 4, 9]
+
+
+def _squares_in_a_pool(count):
+    return list(I.in_order(lambda k: k * k, range(count)))
+
+
+def _slow_negation(k):
+    time.sleep(0.05)
+    return -k

@@ -44,6 +44,12 @@ def _pool(size: int) -> ThreadPoolExecutor:
     return ThreadPoolExecutor(max_workers=size, thread_name_prefix="inference-math")
 
 
+# A child forked from a process that has a pool inherits it without its threads, and work
+# submitted to it would wait forever: the child starts a pool of its own.
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_pool.cache_clear)
+
+
 def in_order(fn: Callable[[T], R], tasks: Iterable[T]) -> Iterator[R]:
     """``map(fn, tasks)``, with up to :func:`workers` calls running at once and at most that
     many results waiting: the results are yielded in the order of ``tasks``."""
