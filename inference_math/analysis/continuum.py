@@ -180,17 +180,40 @@ def largest_batch(problem: Problem, log_n: np.ndarray, speed: float) -> np.ndarr
     """For each ln N, the largest ln b at which the layout fits and serves ``speed`` (−inf where
     none does).
 
-    The step time grows with b, but the memory need need not fall as it does: N_PP grows with b
-    and spreads the weights over more stages, so a small batch can fail to fit where a larger one
-    fits. The feasible batches are found on a coarse grid of ln b, and the largest is refined by
-    bisection between the last feasible grid point and the next.
+    The step time grows with b, so the speed alone allows every ln b up to one bound, found by
+    bisection. Where the layout fits at that bound, it is the answer, however narrow the range of
+    batches that fit (near the smallest N that serves the speed the memory need leaves only a
+    sliver below it). The memory need need not fall as b grows, though: N_PP grows with b and
+    spreads the weights over more stages, so a small batch can fail to fit where a larger one
+    fits, and the reverse. Where the layout does not fit at the speed's bound, the feasible
+    batches below it are found on a coarse grid of ln b, and the largest is refined by bisection
+    between the last feasible grid point and the next.
     """
     _, low, high = _bounds(problem.setting)
     budget = 1.0 / speed
 
+    def fast(log_b):
+        return problem.pieces(problem.parts(log_n, log_b)).max(axis=0) <= budget
+
     def ok(log_b):
         parts = problem.parts(log_n, log_b)
         return problem.fits(parts, log_n) & (problem.pieces(parts).max(axis=0) <= budget)
+
+    def refine(lo, hi, test):
+        for _ in range(BISECTIONS):
+            mid = 0.5 * (lo + hi)
+            fine = test(mid)
+            lo, hi = np.where(fine, mid, lo), np.where(fine, hi, mid)
+        return lo
+
+    ends = [np.full_like(log_n, x) for x in (low, high)]
+    fast_low, fast_high = fast(ends[0]), fast(ends[1])
+    by_speed = np.where(fast_high, high,
+                        np.where(fast_low, refine(*ends, fast), -np.inf))
+    at_bound = np.isfinite(by_speed)
+    at_bound[at_bound] = problem.fits(
+        problem.parts(log_n[at_bound], by_speed[at_bound]), log_n[at_bound])
+
     coarse = np.linspace(low, high, COARSE)
     good = np.stack([ok(np.full_like(log_n, x)) for x in coarse])  # (COARSE, len(log_n))
     any_good = good.any(axis=0)
@@ -198,11 +221,8 @@ def largest_batch(problem: Problem, log_n: np.ndarray, speed: float) -> np.ndarr
     lo = coarse[last]
     hi = coarse[np.minimum(last + 1, COARSE - 1)]
     top = last == COARSE - 1
-    for _ in range(BISECTIONS):
-        mid = 0.5 * (lo + hi)
-        fine = ok(mid)
-        lo, hi = np.where(fine, mid, lo), np.where(fine, hi, mid)
-    return np.where(any_good, np.where(top, high, lo), -np.inf)
+    scanned = np.where(any_good, np.where(top, high, refine(lo, hi, ok)), -np.inf)
+    return np.where(at_bound, by_speed, scanned)
 
 
 def cheapest(problem: Problem, speed: float, near: float) -> Optimum | None:

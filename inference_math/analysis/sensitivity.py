@@ -134,6 +134,11 @@ def _kkt(problem, opt, speed: float) -> tuple[str, list, dict, dict, tuple, dict
 CASES = {"one": "one binding piece (eq-sens-one-term)",
          "corner": "two binding constraints (eq-sens-corner)",
          "general": "the Karush-Kuhn-Tucker conditions (non-negative least squares)"}
+#: Where the network alone binds the limit: its collectives have no latency, so their time is
+#: the bytes per GPU, which grow as b/N, and every instance with the same b/N costs the same.
+RIDGE = ("; the network alone binds and has no latency in the limit, so every instance with the "
+         "same batch per GPU costs the same: the optimum is a ridge, not a point, and a re-run "
+         "of the search may move along it")
 
 
 def _partials(setting, layout, opt, speed: float, make) -> dict:
@@ -334,8 +339,15 @@ def elasticities(front, speed: float) -> dict:
             "usd_per_mtok_continuum": continuum_cost,
             "grid_gap": _clean(math.log(grid_cost / continuum_cost)),
             "gpus": opt.gpus, "batch": opt.batch, "binding": serving.binding,
-            "binds": best.active, "method": CASES[best.case], "layout_gap": gap,
+            "binds": best.active, "method": CASES[best.case] + (RIDGE if ridge(setting, best.active) else ""),
+            "layout_gap": gap,
             "elasticities": out, "one_sided": sided, "holds": holds}
+
+
+def ridge(setting, binds) -> bool:
+    """Whether the optimum is a ridge (:data:`RIDGE`): the limit, with the network alone
+    binding."""
+    return setting.curve_name == "limit" and list(binds) == ["network"]
 
 
 def finite_differences(front, speed: float, names=None, step: float | dict = FD_STEP,
