@@ -89,7 +89,8 @@ def test_chapters_and_index_print_the_display_form(label):
 
 def test_display_forms_name_what_sympy_left_as_fractions():
     """The issue's examples: no 2500/9, no NCCL constants in seconds, no 2/3 powers of symbols."""
-    for label in ("eq-deepseek-cost-per-mtok", "eq-search-cost", "eq-longctx-kv-floor"):
+    for label in ("eq-deepseek-cost-per-mtok", "eq-search-cost", "eq-longctx-kv-floor",
+                  "eq-prefill-input-cost"):
         text = latex(DERIVATIONS[label].function())
         assert "2500" not in text and r"10^{6}" in text and "3600" in text, text
     nccl = latex(DERIVATIONS["eq-coll-nccl"].function())

@@ -88,6 +88,12 @@ def _search_cost():
                  _per_mtok([S.n_gpu, S.price, S.t_token], [S.b]), evaluate=False)
 
 
+@form("eq-prefill-input-cost", "10^6 tokens per million and 3600 s per hour, not 2500/9")
+def _input_cost():
+    return sp.Eq(DERIVATIONS["eq-prefill-input-cost"].function().lhs,
+                 _per_mtok([S.n_gpu, S.price, S.t_prefill], [S.b, S.t_prompt]), evaluate=False)
+
+
 @form("eq-longctx-kv-floor", "10^6 tokens per million and 3600 s per hour, not 2500/9")
 def _kv_floor():
     return sp.Eq(DERIVATIONS["eq-longctx-kv-floor"].function().lhs,
