@@ -36,6 +36,7 @@ BISECTIONS = 50  # then ln b to 2^-50 of a grid step: below a double's resolutio
 LEVELS = 4  # refinements of ln N, each 100 times finer than the last
 LEVEL_POINTS = 201
 HALF_WIDTH = 1.0  # ln N searched within e^±1 of the grid's point
+TIE = 1e-12  # costs (ln $ per token) within this of the least are equal
 
 
 @dataclass(frozen=True)
@@ -242,7 +243,9 @@ def cheapest(problem: Problem, speed: float, near: float) -> Optimum | None:
             cost = np.full_like(log_n, np.inf)
             cost[live] = (log_n[live] - log_b[live]
                           + np.log(problem.step_time(log_n[live], log_b[live])))
-            k = int(np.argmin(cost))
+            # the fewest GPUs among the cheapest: past a sliver the cost can be flat in ln N to
+            # rounding, and the cheapest point then lies at the flat part's left end
+            k = int(np.argmax(cost <= cost.min() + TIE))
             best = (log_n[k], log_b[k], cost[k], k)
             step = (hi - lo) / (LEVEL_POINTS - 1)
             if _level == 0:
