@@ -504,7 +504,7 @@ def test_layer_matrices_sum_to_the_derived_counts():
         names = hc._naming(a.model_type)
         for group, layer in zip(a.groups, a.layers, strict=True):
             matrices = hc.layer_matrices(group.attention, group.ffn, a.d_model, names)
-            assert sum(p for _, p, _ in matrices) == pytest.approx(
+            assert sum(p for _, p, _, _ in matrices) == pytest.approx(
                 layer["attention"] + layer["ff"]), (stem, group)
 
 
@@ -659,7 +659,7 @@ def test_kimi_delta_attention_layers(tmp_path, capsys):
     assert a.kv_bytes_per_token == 2 * (512 + 64) * 2
     names = hc._naming(a.model_type)
     for group, layer in zip(a.groups, a.layers, strict=True):
-        assert sum(p for _, p, _ in hc.layer_matrices(group.attention, group.ffn, d, names)) \
+        assert sum(p for _, p, _, _ in hc.layer_matrices(group.attention, group.ffn, d, names)) \
             == layer["attention"] + layer["ff"]
     assert "Kimi Delta Attention" in describe(_write(tmp_path, config))["layers"][0]["description"]
 

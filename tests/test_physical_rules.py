@@ -5,6 +5,7 @@ reference terms, and the properties the search relies on."""
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from importlib import resources
 
 import numpy as np
@@ -14,6 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from inference_math.core import symbols as S
+from inference_math.fullmodel import branch as fb
 from inference_math.fullmodel import collectives as coll
 from inference_math.fullmodel import full_model as fm
 from inference_math.fullmodel import physical_rules as phys
@@ -425,8 +427,9 @@ def test_an_mla_layer_reads_the_attention_weights_it_holds():
     """Rule 12 by hand, DeepSeek-V3 (config: hidden 7,168, 128 heads, q_lora_rank 1,536,
     kv_lora_rank 512, qk_rope 64, qk_nope 128, v_head 128; 61 layers, the first 3 dense; 256
     experts of 3 × 7,168 × 2,048, 8 per token, 1 shared; vocabulary 129,280; FP8 weights, BF16
-    embeddings). One sequence, one token, no context, on 8 H200 at the limit (4.8 TB/s each):
-    the step reads each layer's held attention weights, not the reference shapes'."""
+    embeddings and router, a plain parameter its quantization leaves alone). One sequence, one
+    token, no context, on 8 H200 at the limit (4.8 TB/s each): the step reads each layer's held
+    attention weights, not the reference shapes', each at its own bytes."""
     held = 7168 * 1536 + 1536 * 128 * 192 + 7168 * 576 + 512 * 128 * 256 + 128 * 128 * 7168
     assert held == 187_105_280
     # the reference shapes: q, k and v each up-projected from both latents, (128 + 2·128)·128
@@ -435,11 +438,10 @@ def test_an_mla_layer_reads_the_attention_weights_it_holds():
     assert shapes == 232_783_872
     values = {S.n_q: 128, S.g: 1, S.d_head: 128, S.c_kv: 512, S.c_q: 1536, S.d_model: 7168}
     assert phys.shape_weights(mla=True).subs(values) == shapes
-    assert phys.held_weights_correction(mla=False) == 0
     model, gpu = get_model("deepseek-v3"), get_gpu("h200")
     router = 7168 * 256
     touched = 58 * 8 * 3 * 7168 * 2048  # one token: its 8 experts in each MoE layer
-    weights = (61 * held + 58 * router + 3 * 3 * 7168 * 18432 + 58 * 3 * 7168 * 2048
+    weights = (61 * held + 58 * 2 * router + 3 * 3 * 7168 * 18432 + 58 * 3 * 7168 * 2048
                + touched + 129280 * 7168 * 2)  # the unembedding (the input embedding: a lookup)
     by_hand = weights / (8 * 4.8e12)
     got = float(fm.compile_branch(model, gpu, False, 1.0, 0.0, curve="limit")["memory"](
@@ -469,3 +471,76 @@ def test_expert_nodes_packed_and_spread_by_hand(n_ep, node, top_k, packed, sprea
     both = fm.expert_nodes(sp.Min(S.n_active, S.n_ep), spread=True)
     assert both.subs(at).subs(S.xi_ep, 0) == packed
     assert both.subs(at).subs(S.xi_ep, 1) == spread
+
+
+def test_each_block_is_read_at_the_bytes_its_checkpoint_stores_it_in():
+    """gpt-oss-120b by hand (config: hidden 2,880, 36 layers, 64 query heads and 8 KV heads of
+    64, 128 experts of 3 × 2,880 × 2,880, 4 per token, vocabulary 201,088, untied; its
+    quantization_config stores the experts in MXFP4, 4.25 bits a weight with the E8M0 scale per
+    32, and leaves attention, the router and the embeddings in BF16). Two sequences, one token
+    each, no context, one H200 at the limit (4.8 TB/s): the step reads attention and router in
+    full at 2 bytes, the experts the two tokens reach at 0.53125 bytes, the unembedding at 2."""
+    d = 2880
+    attention = d * 64 * 64 * 2 + 2 * d * 8 * 64 + 128 * d  # q, o; k, v; the router
+    assert attention == 26_910_720
+    expert = 3 * d * d
+    reached = 128 * (1 - (1 - 4 / 128) ** 2)  # eq-moe-params-read's fraction, b = 2, s = 32
+    weights = 36 * (2 * attention + 4.25 / 8 * reached * expert) + 2 * 201088 * d
+    by_hand = weights / 4.8e12
+    got = float(fm.compile_branch(get_model("gpt-oss-120b"), get_gpu("h200"), False, 1.0, 0.0,
+                                  curve="limit")["memory"](1.0, 2.0, 1.0, 1.0))
+    # the model adds the activations (under 1 MB); the layers' mean bytes (0.5436) would read
+    # attention in 0.53 GB instead of 1.94 GB, 20% less
+    assert by_hand <= got <= 1.001 * by_hand
+    assert 36 * attention * (2 - 0.5436) > 0.2 * weights
+
+
+def test_a_sliding_window_chunk_attends_to_its_window_only():
+    """gpt-oss-120b's 18 sliding layers (window 128; 64 query heads of 64) prefilling a chunk of
+    4,096 tokens of a new prompt: query j attends to min(j, 128) earlier tokens, a mean of
+    (Σ_{j<128} j + 3,968·128)/4,096 = 125.98, where the causal count would give 2,047.5. The
+    arithmetic the window saves, 4·d_head·n_q FLOPs per layer, query and entry, by hand."""
+    model, gpu = get_model("gpt-oss-120b"), get_gpu("h200")
+    sliding = next(piece for piece in model.pieces if piece.window == 128)
+    q = 4096
+    mean = (sum(range(128)) + (q - 128) * 128) / q
+    assert mean == pytest.approx(125.98, abs=0.005)
+    saved = 4 * 64 * 64 * 18 * (2047.5 - mean) * q
+    for curve in ("physical", "limit"):
+        def arithmetic(piece, curve=curve):
+            branch = fb._piece_branch(piece, model, gpu, False, float(q), 0.0, None, curve)
+            return float(branch["arithmetic"](1.0, 1.0, 1.0, 1.0))
+        rate = fb.attention_rate(gpu, model.weight_bits, 16, curve)
+        unwindowed = replace(sliding, window=math.inf)
+        assert arithmetic(unwindowed) - arithmetic(sliding) == pytest.approx(saved / rate, rel=1e-9)
+    # Llama 4's chunked layers (chunks of 8,192) are not sliding: a query sees only its own
+    # chunk's earlier tokens, and no window selection applies
+    maverick = get_model("llama-4-maverick")
+    chunked = [piece for piece in maverick.pieces if math.isfinite(piece.window)]
+    assert chunked and not any(piece.sliding for piece in chunked)
+    branch = fb._piece_branch(chunked[0], maverick, get_gpu("h200"), False, 16384.0, 0.0, None,
+                              "physical")
+    assert dict(zip(fm.CONSTANTS, branch.constants, strict=True))[S.k_top] == math.inf
+
+
+def test_attention_projections_multiply_at_their_own_precision():
+    """gpt-oss-120b's BF16 attention beside MXFP4 experts on one H200 (the preset: 2e15 FLOP/s
+    for 8-bit and narrower weights, 1e15 for 16-bit, capped at 0.6 under 'physical'): a prompt
+    of 4,096 tokens multiplies 36 layers' 26,910,720 attention and router weights, 2 FLOPs each
+    per token, at the BF16 rate, 2·36·26,910,720·4,096/(0.6·1e15) = 13.23 ms, where the
+    experts' rate would give half of it. The limit may store them as the experts are."""
+    model, gpu = get_model("gpt-oss-120b"), get_gpu("h200")
+    q, projections = 4096, 2 * 36 * 26_910_720 * 4096
+    assert projections / 0.6e15 == pytest.approx(13.23e-3, rel=1e-3)
+    for curve, rate, other in (("physical", 0.6e15, 1.2e15), ("limit", 2e15, 2e15)):
+        saved = 0.0
+        for piece in model.pieces:
+            branch = fb._piece_branch(piece, model, gpu, False, float(q), 0.0, None, curve)
+            values = dict(zip(fm.CONSTANTS, branch.constants, strict=True))
+            assert values[S.flops_proj] == rate and values[S.flops] == other
+            at_weights = fb.Branch(branch.structure, tuple(
+                other if sym == S.flops_proj else value
+                for sym, value in zip(fm.CONSTANTS, branch.constants, strict=True)))
+            saved += float(branch["arithmetic"](1.0, 1.0, 1.0, 1.0)
+                           - at_weights["arithmetic"](1.0, 1.0, 1.0, 1.0))
+        assert saved == pytest.approx(projections / rate - projections / other, rel=1e-9, abs=1e-12)

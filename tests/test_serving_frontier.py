@@ -128,14 +128,21 @@ def test_prices_are_positive_on_a_sample_of_presets(model, gpu):
 
 def test_prefill_pass_holds_its_prompts_cache():
     """DeepSeek-R1 (DeepSeek-V3's shapes) prefilling P prompts of 1,024 tokens on 4 B200s
-    with data-parallel attention, each prompt's latent cache held once: 718.96 GB of weights
-    (eq-phys-memory-need at an empty cache) plus P·1,024·70,272 bytes (576 16-bit elements in
-    61 layers: 2·576·61 = 70,272). P = 14: 718.96 + 1.007 = 719.96 GB ≤ 720 GB; P = 15:
-    718.96 + 1.079 = 720.04 GB > 720 GB; P = 64: 723.56 GB. The limit fills all of the HBM
-    and holds at most 14; the physical rules fill 90% of it, 648 GB, and hold none."""
+    with data-parallel attention, each prompt's latent cache held once. The weights at an empty
+    cache (eq-phys-memory-need, σ = 4): FP8 blocks (1 + 4/128² bytes a weight) for each group's
+    copy of the 61 layers' 187,105,280 MLA weights, the 3 dense blocks' 3·7,168·18,432 and the
+    58 shared experts' 3·7,168·2,048, one copy of the 58·256 routed experts, the 58 BF16
+    routers (7,168·256) in each copy, and the BF16 embeddings, 719.27 GB; plus P·1,024·70,272
+    bytes (576 16-bit elements in 61 layers). P = 10: 719.99 GB ≤ 720 GB; P = 11: 720.06 GB
+    > 720 GB; P = 64: 723.87 GB. The limit fills all of the HBM and holds at most 10; the
+    physical rules fill 90% of it, 648 GB, and hold none."""
     model, gpu = get_model("deepseek-v3"), get_gpu("b200")
-    weights = 718.956e9
-    for prompts in (14.0, 15.0, 64.0):
+    fp8, d = 1 + 4 / 128**2, 7168
+    weights = (fp8 * (4 * 61 * 187_105_280 + 4 * 3 * 3 * d * 18432 + 4 * 58 * 3 * d * 2048
+                      + 58 * 256 * 3 * d * 2048)
+               + 2 * 4 * 58 * d * 256 + 2 * 2 * 129280 * d)
+    assert weights == pytest.approx(719.27e9, abs=0.005e9)
+    for prompts in (10.0, 11.0, 64.0):
         need = weights + prompts * 1024 * 2 * 576 * 61
         fits = st.fits("limit", model, gpu, 4.0, 4.0, prompts, 1024.0, 1024.0, logits=1.0)
         assert bool(fits) == (need <= 4 * 180e9), prompts

@@ -23,6 +23,18 @@ MEAN_READ = sp.lambdify((ctx, q_len, k_top), sa.mean_read().rhs, "math")
 # FLOPs per head and attended entry of absorbed MLA (eq-phys-mla-attention-flops), at the configs'
 # kv_lora_rank 512 and qk_rope_head_dim 64: the latent and the rotary key scored, the latent summed
 ABSORBED = 2 * (512 + 64) + 2 * 512
+# The indexers' weights under rule 13: attention's weights, its router's and its indexer's at
+# their mean bytes p_attn (FP8 blocks, 1 + 4/128² bytes, beside the BF16 router of 7,168·256
+# in the 58 MoE layers); each layer's exact bytes are then p_attn times its weights.
+_FP8 = 1 + 4 / 128**2
+_MLA, _ROUTER, _INDEXER = 187_105_280, 7168 * 256, 13_959_168
+_P_MOE = (_FP8 * (_MLA + _INDEXER) + 2 * _ROUTER) / (_MLA + _INDEXER + _ROUTER)
+# With data-parallel attention each of the 8 GPUs reads its own copy of every layer: V3.2's
+# exact bytes less R1's, FP8·W_I a layer, 8 times.
+INDEXER_READ_DP = 8 * 61 * _INDEXER * _FP8
+# With tensor-parallel attention a GPU reads its eighth of the held weights, p_attn·(N − W_I)/8,
+# and the whole indexer, p_attn·W_I: beyond R1's eighth, W_I·(FP8 + 7·p_attn)/8 a layer.
+INDEXER_READ_TP = _INDEXER * (3 * _FP8 + 58 * (_FP8 + 7 * _P_MOE) / 8)
 
 
 def brute_mean_read(ell: int, q: int, k: int) -> float:
@@ -84,20 +96,16 @@ def test_decode_memory_by_hand_against_dense_mla():
     H200s (σ = 8: each GPU holds its 4
     sequences' caches and reads every attention weight). At ℓ tokens V3.2 reads, per sequence,
     2048 entries of the 1,152-byte latent and ℓ indexer keys of 132 bytes in each of 61 layers
-    where R1 reads ℓ latents; and each GPU reads the 61 indexers' weights, at the mean bytes
-    per weight of their layer group (FP8 matrices beside BF16 vectors). So the memory times
-    differ by [32·61·(1152·(2048 − ℓ) + 132·ℓ) + 8·13,959,168·(3·p_dense + 58·p_moe)]
+    where R1 reads ℓ latents; and each GPU reads the 61 indexers' weights in FP8 blocks. So the
+    memory times differ by [32·61·(1152·(2048 − ℓ) + 132·ℓ) + 8·61·13,959,168·(1 + 4/128²)]
     / (8 · 4.8e12) seconds."""
-    p_dense, p_moe = (piece.weight_bytes for piece in V32.pieces)
     for context in (16_000, 100_000):
         sparse, dense = _decode(V32, context, "limit"), _decode(R1, context, "limit")
         ell = sparse.context
-        weights = 8 * 13_959_168 * (3 * p_dense + 58 * p_moe)
+        weights = INDEXER_READ_DP
         by_hand = (32 * 61 * (1152 * (2048 - ell) + 132 * ell) + weights) / (8 * 4.8e12)
         got = (sparse.decode_terms_ms["memory"] - dense.decode_terms_ms["memory"]) / 1e3
-        # 1e-4: the indexers move their groups' mean bytes per weight (the p of every other
-        # weight of the group) by under 2e-4 of a byte, a few hundred bytes a step
-        assert math.isclose(got, by_hand, rel_tol=1e-4), (context, got, by_hand)
+        assert math.isclose(got, by_hand, rel_tol=1e-9), (context, got, by_hand)
         assert sparse.tpot_ms < dense.tpot_ms
     # under the physical curve (an engine's 90% of HBM) 32 sequences of 100,000 tokens do not fit
     # both models; at 16,000 they do, and V3.2 is the faster there too
@@ -108,18 +116,16 @@ def test_under_tensor_parallelism_every_gpu_runs_the_whole_indexer():
     """Batch 8 on 8 H200s, attention tensor-parallel (σ = 1), under the limit: MLA's latent is
     held whole on every GPU (eq-phys-kv-copies), and so is the indexer, as the engines run it
     (replicated linear layers). Each GPU reads the 8 sequences' caches and all 61 indexers'
-    weights, so the memory times differ by
-    [8·61·(1152·(2048 − ℓ) + 132·ℓ) + 13,959,168·(3·p_dense + 58·p_moe)] / 4.8e12 s, and each
+    weights (at attention's bytes), so the memory times differ by
+    [8·61·(1152·(2048 − ℓ) + 132·ℓ) + INDEXER_READ_TP] / 4.8e12 s (above), and each
     GPU scores the 8 sequences' whole caches: 8·61·16,512·ℓ FLOPs beside its share of the
     rest."""
-    p_dense, p_moe = (piece.weight_bytes for piece in V32.pieces)
     gpu = get_gpu("h200")
     kw = dict(tp=8, batch=8, input_len=16_000, output_len=1, curve="limit")
     sparse = predict(Deployment(V32, gpu, **kw))
     dense = predict(Deployment(R1, gpu, **kw))
     ell = sparse.context
-    weights = 13_959_168 * (3 * p_dense + 58 * p_moe)
-    by_hand = (8 * 61 * (1152 * (2048 - ell) + 132 * ell) + weights) / 4.8e12
+    by_hand = (8 * 61 * (1152 * (2048 - ell) + 132 * ell) + INDEXER_READ_TP) / 4.8e12
     got = (sparse.decode_terms_ms["memory"] - dense.decode_terms_ms["memory"]) / 1e3
     assert math.isclose(got, by_hand, rel_tol=1e-4), (got, by_hand)
     flops = gpu.flops(8)

@@ -69,7 +69,7 @@ def inputs(setting) -> dict:
     out = {name: partial(_gpu_scaled, setting.gpu, name) for name in gpu_inputs(setting)}
     out["collective_latency"] = lambda f: {"latency_scale": f}
     out["price_per_hour"] = lambda f: {}
-    out["weight_bytes"] = lambda f: {"constants": {N.p: f, N.p_emb: f}}
+    out["weight_bytes"] = lambda f: {"constants": {N.p: f, N.p_emb: f, N.p_attn: f, N.p_sh: f}}
     out["kv_bytes_per_token"] = lambda f: {"kv_scale": setting.kv_scale * f}
     if setting.context > 0:
         out["context"] = lambda f: {"context": setting.context * f}

@@ -391,7 +391,7 @@ def _phys_memory_time():
 
     per_gpu = _mul(S.n_pp, _pow(_mul(S.n_gpu, S.hbm_bw), -1))
     cache = _mul(phys.kv_copies_eq().rhs, S.read_cmp, S.b_mu)
-    indexers = _mul(S.sigma_attn, fm.N_TP_ATTN, S.p, S.w_idx)
+    indexers = _mul(S.sigma_attn, fm.N_TP_ATTN, S.p_attn, S.w_idx)
     head = _mul(S.p_emb, S.vocab, S.d_model)
     layers = sp.Add(phys.attention_bytes_dp(), phys.shared_bytes(), fm.ff_bytes(shared=False),
                     evaluate=False)
@@ -407,7 +407,8 @@ def _sparse_read():
     return {S.ctx_read: mean, S.ctx_wread: mean.subs(S.k_top, S.ctx_win)}
 
 
-@form("eq-phys-flop-time", "the weights each token multiplies, the head's q_LM tokens, then "
+@form("eq-phys-flop-time", "attention's projections over the FLOP/s of their weights' "
+      "precision, then the other weights each token multiplies, the head's q_LM tokens, then "
       "attention over the entries it selects (r_c tokens to an entry) and its window, the "
       "indexer over the whole cache on every GPU (ξ_I = 1) or split with the heads (ξ_I = 0) "
       "of the attention group, then the indexer's projections on the group's other GPUs, over "
@@ -416,7 +417,7 @@ def _sparse_read():
 def _phys_flop_time():
     from ..fullmodel import physical_rules as phys
 
-    weights = sp.Add(S.n_attn, _mul(S.n_ff, _pow(S.s, -1)), _shared_params(), evaluate=False)
+    weights = sp.Add(_mul(S.n_ff, _pow(S.s, -1)), _shared_params(), evaluate=False)
     context = sp.Add(S.ctx, _mul(sp.Add(S.q_len, -1, evaluate=False), _pow(2, -1)),
                      evaluate=False)
     from ..fullmodel import full_model as fm
@@ -429,8 +430,10 @@ def _phys_flop_time():
                        _mul(2, S.vocab, S.d_model, S.b, S.q_lm), indexer, replicas,
                        evaluate=False)
     over_cache = _mul(S.n_layers, 4, S.d_head, S.n_q, entries, S.b, S.q_len)
+    projections = _mul(2, S.n_attn, S.b, S.q_len)
     return sp.Eq(phys.flop_time().lhs,
-                 sp.Add(_mul(numerator, _pow(_mul(S.n_gpu, S.flops), -1)),
+                 sp.Add(_mul(projections, _pow(_mul(S.n_gpu, S.flops_proj), -1)),
+                        _mul(numerator, _pow(_mul(S.n_gpu, S.flops), -1)),
                         _mul(over_cache, _pow(_mul(S.n_gpu, S.flops_attn), -1)),
                         evaluate=False), evaluate=False)
 
@@ -440,8 +443,9 @@ def _cache_held():
     return {S.held_cmp: phys.cache_stored_bytes()}
 
 
-@form("eq-phys-memory-need", "the weights by how many copies the layout holds, the embeddings at "
-      "their own bytes, the indexers' copies on the group's other GPUs, then the whole batch's "
+@form("eq-phys-memory-need", "the weights by how many copies the layout holds, each block at its "
+      "own bytes (attention with its router and indexers, shared experts, routed experts), the "
+      "embeddings at their own bytes, the indexers' copies on the group's other GPUs, then the whole batch's "
       "caches (eq-compressed-held: main, indexer, window and state) with their copies",
       constants=_cache_held, where=True)
 def _phys_memory_need():
@@ -449,9 +453,10 @@ def _phys_memory_need():
     from ..fullmodel import physical_rules as phys
 
     copies = fm.N_TP_ATTN * S.g / S.n_q
-    per_group = sp.Add(S.n_attn, _shared_params(), evaluate=False)
     replicas = _mul(S.sigma_attn, sp.Add(fm.N_TP_ATTN, -1, evaluate=False), S.w_idx)
-    weights = _mul(S.p, sp.Add(_mul(S.sigma_attn, per_group), replicas, S.n_ff, evaluate=False))
+    weights = sp.Add(_mul(S.p_attn, sp.Add(_mul(S.sigma_attn, S.n_attn), replicas, evaluate=False)),
+                     _mul(S.p_sh, S.sigma_attn, _shared_params()), _mul(S.p, S.n_ff),
+                     evaluate=False)
     cache = _mul(WrittenMax(1, copies), S.held_cmp, S.b)
     return sp.Eq(phys.memory_need().lhs,
                  sp.Add(weights, _mul(S.p_emb, S.n_unembed), cache, evaluate=False),

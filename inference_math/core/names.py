@@ -285,6 +285,8 @@ omega_net = "omega_net"
 q_lm = "q_lm"
 p_disp = "p_disp"
 p_emb = "p_emb"
+p_attn = "p_attn"
+p_sh = "p_sh"
 t_ttft = "t_ttft"
 usd_mtok_in = "usd_mtok_in"
 rho_io = "rho_io"
@@ -354,6 +356,7 @@ n_blk = "n_blk"
 xi_idx = "xi_idx"
 d_nope = "d_nope"
 xi_mha = "xi_mha"
+flops_proj = "flops_proj"
 flops_attn = "flops_attn"
 flop_mla = "flop_mla"
 eps_cost = "eps_cost"
@@ -646,6 +649,8 @@ NAMES = (
     q_lm,
     p_disp,
     p_emb,
+    p_attn,
+    p_sh,
     t_ttft,
     usd_mtok_in,
     rho_io,
@@ -715,6 +720,7 @@ NAMES = (
     xi_idx,
     d_nope,
     xi_mha,
+    flops_proj,
     flops_attn,
     flop_mla,
     eps_cost,

@@ -715,6 +715,12 @@ p_disp = _define("p_disp", r"p_{\mathrm{disp}}", "bytes/element",
 p_emb = _define("p_emb", r"p_{\mathrm{emb}}", "bytes/parameter",
                 "bytes per weight of the embeddings (BF16 beside FP8 or FP4 layers)", "full",
                 **_POS)
+p_attn = _define("p_attn", r"p_{\mathrm{attn}}", "bytes/parameter",
+                 "bytes per weight of attention, its indexer and the MoE router (BF16 beside "
+                 "gpt-oss's MXFP4 experts); p is then the routed experts' or dense block's",
+                 "full", **_POS)
+p_sh = _define("p_sh", r"p_{\mathrm{sh}}", "bytes/parameter",
+               "bytes per weight of the shared experts", "full", **_POS)
 
 
 # The later chapters' symbols, registered here, after the ones above (the registry's order).

@@ -201,6 +201,10 @@ xi_mha = _define("xi_mha", r"\xi_{\mathrm{MHA}}", "1",
                  "values up-projected from its latents, 0 where it runs absorbed only (a "
                  "compressed layer, which has no up-projections)", "full",
                  nonnegative=True, real=True)
+flops_proj = _define("flops_proj", r"C_{\mathrm{proj}}", "FLOP/s",
+                     "arithmetic throughput of one GPU for attention's projections, at their "
+                     "weights' precision (gpt-oss's BF16 beside MXFP4 experts)", "hardware",
+                     **_POS)
 flops_attn = _define("flops_attn", r"C_{\mathrm{attn}}", "FLOP/s",
                      "arithmetic throughput of one GPU for attention over the KV cache, at the "
                      "cache's precision (16-bit unless the cache is 8-bit or narrower)",

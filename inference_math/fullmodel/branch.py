@@ -42,7 +42,8 @@ CONSTANTS = (N.q_len, N.ctx, N.p, N.p_act, N.d_model, N.d_ff, N.n_layers, N.n_q,
              N.n_unembed, N.kv_bytes, N.flops, N.hbm_bw, N.hbm_cap, N.t_kernel, N.node_size, N.bw_ar_intra,
              N.bw_ar_inter, N.n_sh, N.d_ff_shared, N.xi_ep, N.omega_net, N.q_lm, N.p_disp, N.p_emb,
              N.k_top, N.kv_idx, N.f_idx, N.w_idx, N.kv_win, N.ctx_win, N.r_cmp, N.st_cmp, N.xi_idx,
-             N.d_rope, N.d_nope, N.xi_mha, N.flops_attn)
+             N.d_rope, N.d_nope, N.xi_mha, N.flops_attn, N.p_attn, N.p_sh,
+             N.flops_proj)
 
 
 # The limit counts no kernel launch: a captured graph launches its kernels back to back, and
@@ -89,6 +90,7 @@ def model_values(model, gpu, weight_bytes: float | None = None,
         N.n_sh: 0.0, N.d_ff_shared: model.d_ff, N.xi_ep: 1.0 if model.experts_spread else 0.0,
         N.omega_net: 1.0 if limit else 0.0, N.q_lm: 1.0,
         N.p_disp: 1.0 if limit or w <= 1 else model.activation_bytes, N.p_emb: w,
+        N.p_attn: w, N.p_sh: w,
         # dense attention: every cached token read, no indexer (eq-sparse-mean-read at k = ∞)
         N.k_top: math.inf, N.kv_idx: 0.0, N.f_idx: 0.0, N.w_idx: 0.0,
         # no compression, window or compressor (eq-compressed-read at r_c = 1, M_W = S_cmp = 0)
@@ -112,11 +114,26 @@ def attention_rate(gpu, weight_bits: int, kv_bits: float, curve: str = "paper") 
     return gpu.flops(width, capped=True)
 
 
+def projection_rate(gpu, weight_bits: int, attention_bits: float, curve: str = "paper") -> float:
+    """FLOP/s of attention's projections, C_proj of eq-phys-flop-time: the rate of the bits
+    attention's weights are stored in (gpt-oss's BF16 beside its MXFP4 experts), at the preset's
+    cap; the weights' rate where the GPU states none for them, and in the limit no slower than
+    the weights' peak (an engine may store them as the experts are). The paper's rules leave it
+    unused."""
+    bits = round(attention_bits)
+    if curve == "paper" or bits == weight_bits or bits not in gpu.flops_by_weight_bits:
+        return gpu.flops(weight_bits, capped=curve != "limit")
+    if curve == "limit":
+        return max(gpu.flops(bits), gpu.flops(weight_bits))
+    return gpu.flops(bits, capped=True)
+
+
 def _set_attention_rate(values: dict, gpu, weight_bits: int, activation_bytes: float,
                         kv_scale: float, curve: str, rate: float | None) -> None:
     """C_attn at the cache's bits (its activation bytes rescaled by ``kv_scale``), or ``rate``."""
     values[N.flops_attn] = (attention_rate(gpu, weight_bits, 8 * activation_bytes * kv_scale,
                                            curve) if rate is None else rate)
+    values[N.flops_proj] = projection_rate(gpu, weight_bits, 8 * values[N.p_attn], curve)
 
 
 def structure_of(model, gpu, two_d: bool, curve: str = "paper") -> Structure:
@@ -230,7 +247,14 @@ def _piece_branch(piece, model, gpu, two_d: bool, q, context: float,
         N.n_attn: piece.attention_params, N.n_ff: piece.ff_params,
         N.kv_bytes: piece.kv_bytes_per_token * kv_scale, N.n_sh: float(piece.n_shared),
         N.d_ff_shared: float(piece.d_shared),
-        N.k_top: piece.top_k, N.kv_idx: piece.indexer_bytes_per_token,
+        # a query of a sliding-window group attends to at most its window, its pass's own
+        # tokens too: eq-sparse-mean-read's min(ℓ + j, k) with k the window (the paper's rules
+        # count the pass's causal mean, as the reference code does; a chunked group's query
+        # sees only its chunk, counted as the causal mean, which overcounts a pass longer than
+        # one chunk)
+        N.k_top: (min(piece.top_k, piece.window) if curve != "paper" and piece.sliding
+                  else piece.top_k),
+        N.kv_idx: piece.indexer_bytes_per_token,
         N.f_idx: piece.indexer_flops, N.w_idx: piece.indexer_params,
         N.kv_win: piece.window_bytes_per_token * kv_scale, N.ctx_win: piece.window_tokens,
         N.r_cmp: piece.compression,
@@ -245,6 +269,11 @@ def _piece_branch(piece, model, gpu, two_d: bool, q, context: float,
         values[N.p_disp] = 1.0 if model.weight_bits <= 8 else piece.shape.activation_bytes
     # the embeddings at their own bytes (BF16 beside FP8 layers), every weight at weight_bytes
     values[N.p_emb] = model.embedding_bytes if own else weight_bytes
+    if own and curve != "paper" and piece.attention_bytes is not None:
+        # each block at its own bytes (eq-phys-memory-time); the paper's rules read every
+        # weight of a group at its mean bytes, as the reference code's one p does
+        values.update({N.p_attn: piece.attention_bytes, N.p: piece.ff_bytes,
+                       N.p_sh: piece.shared_bytes})
     _set_attention_rate(values, gpu, bits, piece.shape.activation_bytes, kv_scale, curve,
                         attention_flops)
     return Branch(structure_of(piece.shape, gpu, two_d, curve), _constants(values, q, logits))

@@ -10,11 +10,11 @@ file is current.
 import numpy
 
 
-def nccl_1d__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_1d__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     return 4*n_layers*t_kernel
 
 
-def nccl_1d__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_1d__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = n_gpu/(n_pp*sigma_attn)
     x1 = numpy.ceil(x0/node_size)
     x2 = numpy.log(x1)/numpy.log(2)
@@ -23,7 +23,7 @@ def nccl_1d__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act,
     return n_layers*numpy.where(numpy.less_equal(x0, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x2 + (7/125000)*x3 + x4 - 7/125000, (1/100000)*x2 + (3/2500000)*x3 + 2*x4 + 7/1250000), (17/1000000)*x2 + (1/400000)*x3 + (20/19)*x4 + 23/2000000))
 
 
-def nccl_1d__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_1d__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = bw_ar_inter**(-1.0)
     x1 = b*d_model*p_act*q_len/n_gpu
     x2 = x0*x1
@@ -36,7 +36,7 @@ def nccl_1d__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_mo
     return n_layers*numpy.where(numpy.less_equal(x3, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x5 + (7/125000)*x7 + x8 - 7/125000, (1/100000)*x5 + (3/2500000)*x7 + 2*x8 + 7/1250000), (17/1000000)*x5 + (1/400000)*x7 + (20/19)*x8 + 23/2000000)) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x2 + 7/250000, (5/19)*x2 + 9/400000), (1/2)*x2 + 59/5000000)
 
 
-def nccl_1d__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_1d__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = d_head*n_q
     x1 = d_model*p
     x2 = n_q + 2*n_q/g
@@ -55,7 +55,7 @@ def nccl_1d__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, 
     return n_pp*sigma_attn*n_layers*(d_model*x12*x14 + d_model*x13/x10 + x0*x1 + x0*x10*x12 + x1*x3 + x13*x3/x14)/(hbm_bw*n_gpu)
 
 
-def nccl_1d__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_1d__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = d_model*p
     x1 = n_pp**(-1.0)
     x2 = b*x1
@@ -72,20 +72,20 @@ def nccl_1d__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_mod
     return n_pp*(kv_bytes*ctx*x2 + n_layers*(n_experts*x3*(1 - (1 - x11)**x8)*(d_ff*x0 + d_ff*x11*x12*x9 + x10*x11/x12) + n_sh*x3*(d_ff_shared*x0 + d_ff_shared*x7*x9 + x10/x7)) + vocab*x0)/(hbm_bw*n_gpu)
 
 
-def nccl_1d__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_1d__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     return sigma_attn*b*q_len*(2*n_attn + 2*n_unembed)/(flops*n_gpu)
 
 
-def nccl_1d__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_1d__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = b*q_len
     return (4*d_head*n_layers*n_q*x0*(ctx + (1/2)*q_len - 1/2) + x0*(2*n_ff/s + 2*d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))/(flops*n_gpu)
 
 
-def nccl_1d__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_1d__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     return kv_bytes*ctx*b/n_pp + p*(n_attn + n_ff + n_unembed + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
-def nccl_1d__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_1d__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = bw_ar_inter**(-1.0)
     x1 = b*d_model*p_act*q_len/n_gpu
     x2 = x0*x1
@@ -107,7 +107,7 @@ def nccl_1d__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, 
     return n_layers*numpy.where(numpy.less_equal(x12, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x14 + (7/125000)*x16 + x17 - 7/125000, (1/100000)*x14 + (3/2500000)*x16 + 2*x17 + 7/1250000), (17/1000000)*x14 + (1/400000)*x16 + (20/19)*x17 + 23/2000000)) + n_layers*numpy.where(numpy.less_equal(x4, 1), 0, numpy.minimum(numpy.minimum(x11 + (7/125000)*x8 + (7/125000)*x9 - 7/125000, (20/19)*x11 + (17/1000000)*x8 + (1/400000)*x9 + 23/2000000), 2*x11 + (1/100000)*x8 + (3/2500000)*x9 + 7/1250000)) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x2 + 7/250000, (5/19)*x2 + 9/400000), (1/2)*x2 + 59/5000000)
 
 
-def nccl_1d__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_1d__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = d_model*p
     x1 = n_pp**(-1.0)
     x2 = b*x1
@@ -136,13 +136,13 @@ def nccl_1d__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d
     return sigma_attn*n_layers*x15*(d_head*n_q*x10*x22 + d_head*x17*x23/x24 + d_model*x23/x22 + n_q*x16 + x11*x24 + x16*x17) + x15*(kv_bytes*ctx*x2 + n_layers*(n_experts*x3*(1 - (1 - x13)**x9)*(d_ff*x0 + d_ff*x10*x13*x14 + x12*x13/x14) + n_sh*x3*(d_ff_shared*x0 + d_ff_shared*x10*x8 + x12/x8)) + vocab*x0)
 
 
-def nccl_1d__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_1d__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = b*q_len
     x1 = 1/(flops*n_gpu)
     return sigma_attn*x0*x1*(2*n_attn + 2*n_unembed) + x1*(4*d_head*n_layers*n_q*x0*(ctx + (1/2)*q_len - 1/2) + x0*(2*n_ff/s + 2*d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))
 
 
-def nccl_1d__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_1d__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = 4*n_layers
     x1 = (1/2)*q_len
     x2 = bw_ar_inter**(-1.0)
@@ -197,11 +197,11 @@ def nccl_1d__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, 
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed + x32) + x34)), n_layers*numpy.where(numpy.less_equal(x12, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x16 + (7/125000)*x17 + x20 - 7/125000, (1/100000)*x16 + (3/2500000)*x17 + 2*x20 + 7/1250000), (17/1000000)*x16 + (1/400000)*x17 + (20/19)*x20 + 23/2000000)) + n_layers*numpy.where(numpy.less_equal(x21, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x23 + (7/125000)*x25 + x26 - 7/125000, (1/100000)*x23 + (3/2500000)*x25 + 2*x26 + 7/1250000), (17/1000000)*x23 + (1/400000)*x25 + (20/19)*x26 + 23/2000000)) + t_kernel*x0 + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x8 + 7/250000, (5/19)*x8 + 9/400000), b*x1*x6 + 59/5000000) + numpy.maximum(x19*x27*(2*n_attn + 2*n_unembed) + x27*(x0*x28*x7*(ctx + x1 - 1/2) + x7*(2*n_ff*x29 + 2*x32)), sigma_attn*n_layers*x43*(d_head*p_act*x45*x49/x50 + n_q*x44 + x28*x39*x48 + x4*x49/x48 + x40*x50 + x44*x45) + x43*(n_layers*(n_experts*x30*(1 - (1 - x29)**x38)*(d_ff*x29*x39*x42 + d_ff*x33 + x29*x41/x42) + x31*(d_ff_shared*x33 + d_ff_shared*x37*x39 + x41/x37)) + vocab*x33 + x34)), numpy.inf)
 
 
-def nccl_1d__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_1d__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, kv_bytes*ctx*b/n_pp + p*(n_attn + n_ff + n_unembed + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))), 1, 0)
 
 
-def nccl_1d__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_1d__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = bw_ar_inter**(-1.0)
     x1 = b*d_model*p_act*q_len/n_gpu
     x2 = x0*x1
@@ -214,7 +214,7 @@ def nccl_1d__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_
     return 4*n_layers*t_kernel + n_layers*numpy.where(numpy.less_equal(x3, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x5 + (7/125000)*x7 + x8 - 7/125000, (1/100000)*x5 + (3/2500000)*x7 + 2*x8 + 7/1250000), (17/1000000)*x5 + (1/400000)*x7 + (20/19)*x8 + 23/2000000)) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x2 + 7/250000, (5/19)*x2 + 9/400000), (1/2)*x2 + 59/5000000)
 
 
-def nccl_1d__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_1d__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = bw_ar_inter**(-1.0)
     x1 = b*d_model*p_act*q_len/n_gpu
     x2 = x0*x1
@@ -248,7 +248,7 @@ def nccl_1d__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d
     return n_layers*numpy.where(numpy.less_equal(x18, 1), 0, numpy.where(numpy.logical_and(numpy.greater_equal(x26, x27 + 77/1250000), numpy.greater_equal(x29, x27 - 59/10000000)), x23 + 7/1250000, numpy.where(numpy.greater_equal(x26, x29 + 27/400000), x28 + 23/2000000, x25 - 7/125000))) + n_layers*numpy.where(numpy.less_equal(x4, 1), 0, numpy.where(numpy.logical_and(numpy.greater_equal(x14, x15 + 77/1250000), numpy.greater_equal(x17, x15 - 59/10000000)), x10 + 7/1250000, numpy.where(numpy.greater_equal(x14, x17 + 27/400000), x16 + 23/2000000, x13 - 7/125000))) + (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x2, (1/2)*x2 + 81/2500000), numpy.less_equal(x2, (10/19)*x2 + 107/5000000)), 59/5000000, numpy.where(numpy.less_equal(x2, (19/20)*x2 + 209/10000000), 9/400000, 7/250000))
 
 
-def nccl_1d__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_1d__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = bw_ar_inter**(-1.0)
     x1 = b*d_model*p_act*q_len/n_gpu
     x2 = x0*x1
@@ -281,7 +281,7 @@ def nccl_1d__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act,
     return n_layers*numpy.where(numpy.less_equal(x18, 1), 0, numpy.where(numpy.logical_and(numpy.greater_equal(x25, x26 + 77/1250000), numpy.greater_equal(x28, x26 - 59/10000000)), x22, numpy.where(numpy.greater_equal(x25, x28 + 27/400000), x27, x21))) + n_layers*numpy.where(numpy.less_equal(x5, 1), 0, numpy.where(numpy.logical_and(numpy.greater_equal(x14, x15 + 77/1250000), numpy.greater_equal(x17, x15 - 59/10000000)), x11, numpy.where(numpy.greater_equal(x14, x17 + 27/400000), x16, x10))) + (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x2, x3 + 81/2500000), numpy.less_equal(x2, (10/19)*x2 + 107/5000000)), x3, numpy.where(numpy.less_equal(x2, (19/20)*x2 + 209/10000000), (5/19)*x2, (1/4)*x2))
 
 
-def nccl_1d__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_1d__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = 4*n_layers
     x1 = (1/2)*q_len
     x2 = bw_ar_inter**(-1.0)
@@ -328,23 +328,23 @@ def nccl_1d__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_m
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed + x22) + x24)), n_layers*numpy.where(numpy.less_equal(x11, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x13 + (7/125000)*x15 + x16 - 7/125000, (1/100000)*x13 + (3/2500000)*x15 + 2*x16 + 7/1250000), (17/1000000)*x13 + (1/400000)*x15 + (20/19)*x16 + 23/2000000)) + t_kernel*x0 + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x8 + 7/250000, (5/19)*x8 + 9/400000), b*x1*x6 + 59/5000000) + numpy.maximum(sigma_attn*x17*x7*(2*n_attn + 2*n_unembed) + x17*(x0*x18*x7*(ctx + x1 - 1/2) + x7*(2*n_ff*x19 + 2*x22)), sigma_attn*n_layers*x33*(d_head*p_act*x35*x41/x42 + n_q*x34 + x18*x29*x40 + x30*x42 + x34*x35 + x4*x41/x40) + x33*(n_layers*(n_experts*x20*(1 - (1 - x19)**x28)*(d_ff*x19*x29*x32 + d_ff*x23 + x19*x31/x32) + x21*(d_ff_shared*x23 + d_ff_shared*x27*x29 + x31/x27)) + vocab*x23 + x24)), numpy.inf)
 
 
-def nccl_1d__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_1d__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     return (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x0 + 7/250000, (5/19)*x0 + 9/400000), (1/2)*x0 + 59/5000000)
 
 
-def nccl_1d__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_1d__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     return (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x0, (1/2)*x0 + 81/2500000), numpy.less_equal(x0, (10/19)*x0 + 107/5000000)), 59/5000000, numpy.where(numpy.less_equal(x0, (19/20)*x0 + 209/10000000), 9/400000, 7/250000))
 
 
-def nccl_1d__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_1d__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     x1 = (1/2)*x0
     return (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x0, x1 + 81/2500000), numpy.less_equal(x0, (10/19)*x0 + 107/5000000)), x1, numpy.where(numpy.less_equal(x0, (19/20)*x0 + 209/10000000), (5/19)*x0, (1/4)*x0))
 
 
-def nccl_1d__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_1d__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = 4*n_layers
     x1 = (1/2)*q_len
     x2 = bw_ar_inter**(-1.0)
@@ -400,7 +400,7 @@ def nccl_1d__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_
     return t_kernel*x0, n_layers*numpy.where(numpy.less_equal(x12, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x16 + (7/125000)*x18 + x20 - 7/125000, (1/100000)*x16 + (3/2500000)*x18 + 2*x20 + 7/1250000), (17/1000000)*x16 + (1/400000)*x18 + (20/19)*x20 + 23/2000000)) + x9, n_layers*numpy.where(numpy.less_equal(x22, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x24 + (7/125000)*x25 + x27 - 7/125000, (1/100000)*x24 + (3/2500000)*x25 + 2*x27 + 7/1250000), (17/1000000)*x24 + (1/400000)*x25 + (20/19)*x27 + 23/2000000)), sigma_attn*n_layers*x41*(d_head*p_act*x43*x48/x49 + n_q*x42 + x34*x46*x47 + x35*x49 + x4*x48/x46 + x42*x43) + x41*(n_layers*(n_experts*x37*(1 - (1 - x39)**x33)*(d_ff*x28 + d_ff*x34*x39*x40 + x36*x39/x40) + x38*(d_ff_shared*x28 + d_ff_shared*x32*x34 + x36/x32)) + vocab*x28 + x29), x26*x50*(2*n_attn + 2*n_unembed) + x50*(x0*x47*x7*(ctx + x1 - 1/2) + x7*(2*n_ff*x39 + 2*x51)), p*(n_attn + n_ff + n_unembed + x51) + x29, x9
 
 
-def nccl_1d__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_1d__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
     x2 = numpy.maximum(1, x1)
@@ -482,11 +482,11 @@ def nccl_1d__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d
     return numpy.where(x51, n_layers*numpy.where(numpy.less_equal(x2, 1), 0, numpy.minimum(numpy.minimum(x16 + (7/125000)*x6 + (7/125000)*x8 - 7/125000, (20/19)*x16 + (17/1000000)*x6 + (1/400000)*x8 + 23/2000000), 2*x16 + (1/100000)*x6 + (3/2500000)*x8 + 7/1250000)) + x50, numpy.inf), n_layers*numpy.where(numpy.less_equal(x43, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x53 + (7/125000)*x54 + x56 - 7/125000, (1/100000)*x53 + (3/2500000)*x54 + 2*x56 + 7/1250000), (17/1000000)*x53 + (1/400000)*x54 + (20/19)*x56 + 23/2000000)), numpy.where(x51, n_layers*(numpy.where(x57, 0, numpy.minimum(numpy.minimum(x61 + x64, (20/19)*x61 + x66), 2*x61 + x65)) + numpy.where(x57, 0, numpy.minimum(numpy.minimum(x64 + x67, x65 + 2*x67), x66 + (20/19)*x67))) + x50, numpy.inf), n_layers*(numpy.where(x68, 0, numpy.minimum(numpy.minimum(x72 + x74, (20/19)*x72 + x76), 2*x72 + x75)) + numpy.where(x68, 0, numpy.minimum(numpy.minimum(x74 + x77, x75 + 2*x77), x76 + (20/19)*x77)))
 
 
-def nccl_2d__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_2d__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     return 4*n_layers*t_kernel
 
 
-def nccl_2d__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_2d__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
     x1 = numpy.less_equal(x0, 1)
     x2 = numpy.sqrt(numpy.ceil(n_gpu/(n_pp*sigma_attn*node_size)))
@@ -501,7 +501,7 @@ def nccl_2d__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act,
     return n_layers*(numpy.where(x1, 0, numpy.minimum(numpy.minimum(x10 + x7, (20/19)*x10 + x9), 2*x10 + x8)) + numpy.where(x1, 0, numpy.minimum(numpy.minimum(x5 + x7, (20/19)*x5 + x9), 2*x5 + x8)))
 
 
-def nccl_2d__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_2d__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = bw_ar_inter**(-1.0)
     x1 = b*p_act*q_len/n_gpu
     x2 = d_model*x0*x1
@@ -521,7 +521,7 @@ def nccl_2d__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_mo
     return n_layers*(numpy.where(x5, 0, numpy.minimum(numpy.minimum(x12 + x15, x13 + 2*x15), x14 + (20/19)*x15)) + numpy.where(x5, 0, numpy.minimum(numpy.minimum(x12 + x9, x13 + 2*x9), x14 + (20/19)*x9))) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x2 + 7/250000, (5/19)*x2 + 9/400000), (1/2)*x2 + 59/5000000)
 
 
-def nccl_2d__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_2d__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = d_head*n_q
     x1 = d_model*p
     x2 = n_q + 2*n_q/g
@@ -540,7 +540,7 @@ def nccl_2d__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, 
     return n_pp*sigma_attn*n_layers*(d_model*x12*x14 + d_model*x13/x10 + x0*x1 + x0*x10*x12 + x1*x3 + x13*x3/x14)/(hbm_bw*n_gpu)
 
 
-def nccl_2d__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_2d__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = d_model*p
     x1 = n_pp**(-1.0)
     x2 = b*x1
@@ -557,20 +557,20 @@ def nccl_2d__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_mod
     return n_pp*(kv_bytes*ctx*x2 + n_layers*(n_experts*x3*(1 - (1 - x11)**x8)*(d_ff*x0 + d_ff*x11*x12*x9 + x10*x11/x12) + n_sh*x3*(d_ff_shared*x0 + d_ff_shared*x7*x9 + x10/x7)) + vocab*x0)/(hbm_bw*n_gpu)
 
 
-def nccl_2d__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_2d__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     return sigma_attn*b*q_len*(2*n_attn + 2*n_unembed)/(flops*n_gpu)
 
 
-def nccl_2d__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_2d__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = b*q_len
     return (4*d_head*n_layers*n_q*x0*(ctx + (1/2)*q_len - 1/2) + x0*(2*n_ff/s + 2*d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))/(flops*n_gpu)
 
 
-def nccl_2d__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_2d__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     return kv_bytes*ctx*b/n_pp + p*(n_attn + n_ff + n_unembed + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
-def nccl_2d__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_2d__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = bw_ar_inter**(-1.0)
     x1 = b*p_act*q_len/n_gpu
     x2 = d_model*x1
@@ -606,7 +606,7 @@ def nccl_2d__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, 
     return n_layers*(numpy.where(x21, 0, numpy.minimum(numpy.minimum(x25 + x28, (20/19)*x25 + x30), 2*x25 + x29)) + numpy.where(x21, 0, numpy.minimum(numpy.minimum(x28 + x31, x29 + 2*x31), x30 + (20/19)*x31))) + n_layers*(numpy.where(x5, 0, numpy.minimum(numpy.minimum(x12 + x15, (20/19)*x12 + x17), 2*x12 + x16)) + numpy.where(x5, 0, numpy.minimum(numpy.minimum(x15 + x18, x16 + 2*x18), x17 + (20/19)*x18))) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x3 + 7/250000, (5/19)*x3 + 9/400000), (1/2)*x3 + 59/5000000)
 
 
-def nccl_2d__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_2d__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = d_model*p
     x1 = n_pp**(-1.0)
     x2 = b*x1
@@ -635,13 +635,13 @@ def nccl_2d__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d
     return sigma_attn*n_layers*x15*(d_head*n_q*x10*x22 + d_head*x17*x23/x24 + d_model*x23/x22 + n_q*x16 + x11*x24 + x16*x17) + x15*(kv_bytes*ctx*x2 + n_layers*(n_experts*x3*(1 - (1 - x13)**x9)*(d_ff*x0 + d_ff*x10*x13*x14 + x12*x13/x14) + n_sh*x3*(d_ff_shared*x0 + d_ff_shared*x10*x8 + x12/x8)) + vocab*x0)
 
 
-def nccl_2d__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_2d__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = b*q_len
     x1 = 1/(flops*n_gpu)
     return sigma_attn*x0*x1*(2*n_attn + 2*n_unembed) + x1*(4*d_head*n_layers*n_q*x0*(ctx + (1/2)*q_len - 1/2) + x0*(2*n_ff/s + 2*d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))
 
 
-def nccl_2d__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_2d__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = 4*n_layers
     x1 = bw_ar_inter**(-1.0)
     x2 = (1/2)*q_len
@@ -710,11 +710,11 @@ def nccl_2d__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, 
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed + x15) + x18)), n_layers*(numpy.where(x41, 0, numpy.minimum(numpy.minimum(x47 + x50, (20/19)*x47 + x52), 2*x47 + x51)) + numpy.where(x41, 0, numpy.minimum(numpy.minimum(x50 + x53, x51 + 2*x53), x52 + (20/19)*x53))) + n_layers*(numpy.where(x54, 0, numpy.minimum(numpy.minimum(x58 + x61, (20/19)*x58 + x63), 2*x58 + x62)) + numpy.where(x54, 0, numpy.minimum(numpy.minimum(x61 + x64, x62 + 2*x64), x63 + (20/19)*x64))) + t_kernel*x0 + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x8 + 7/250000, (5/19)*x8 + 9/400000), b*x1*x2*x5 + 59/5000000) + numpy.maximum(x10*x9*(2*n_attn + 2*n_unembed) + x9*(x0*x11*x6*(ctx + x2 - 1/2) + x6*(2*n_ff*x12 + 2*x15)), sigma_attn*n_layers*x30*(d_model*x38/x37 + n_q*x31 + x11*x26*x37 + x27*x39 + x31*x32 + x38*x40/x39) + x30*(n_layers*(n_experts*x13*(1 - (1 - x12)**x25)*(d_ff*x12*x26*x29 + d_ff*x16 + x12*x28/x29) + n_sh*x13*(d_ff_shared*x16 + d_ff_shared*x24*x26 + x28/x24)) + vocab*x16 + x18)), numpy.inf)
 
 
-def nccl_2d__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_2d__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, kv_bytes*ctx*b/n_pp + p*(n_attn + n_ff + n_unembed + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))), 1, 0)
 
 
-def nccl_2d__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_2d__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = bw_ar_inter**(-1.0)
     x1 = b*p_act*q_len/n_gpu
     x2 = d_model*x0*x1
@@ -734,7 +734,7 @@ def nccl_2d__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_
     return 4*n_layers*t_kernel + n_layers*(numpy.where(x5, 0, numpy.minimum(numpy.minimum(x12 + x15, x13 + 2*x15), x14 + (20/19)*x15)) + numpy.where(x5, 0, numpy.minimum(numpy.minimum(x12 + x9, x13 + 2*x9), x14 + (20/19)*x9))) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x2 + 7/250000, (5/19)*x2 + 9/400000), (1/2)*x2 + 59/5000000)
 
 
-def nccl_2d__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_2d__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = bw_ar_inter**(-1.0)
     x1 = b*p_act*q_len/n_gpu
     x2 = d_model*x1
@@ -788,7 +788,7 @@ def nccl_2d__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d
     return n_layers*(numpy.where(x30, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x40, x41 + 77/1250000), numpy.greater_equal(x43, x41 - 59/10000000)), x36, numpy.where(numpy.greater_equal(x40, x43 + 27/400000), x44, x45))) + numpy.where(x30, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x47, x48 + 77/1250000), numpy.greater_equal(x49, x48 - 59/10000000)), x36, numpy.where(numpy.greater_equal(x47, x49 + 27/400000), x44, x45)))) + n_layers*(numpy.where(x5, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x18, x19 + 77/1250000), numpy.greater_equal(x21, x19 - 59/10000000)), x13, numpy.where(numpy.greater_equal(x18, x21 + 27/400000), x22, x23))) + numpy.where(x5, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x25, x26 + 77/1250000), numpy.greater_equal(x27, x26 - 59/10000000)), x13, numpy.where(numpy.greater_equal(x25, x27 + 27/400000), x22, x23)))) + (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x3, (1/2)*x3 + 81/2500000), numpy.less_equal(x3, (10/19)*x3 + 107/5000000)), 59/5000000, numpy.where(numpy.less_equal(x3, (19/20)*x3 + 209/10000000), 9/400000, 7/250000))
 
 
-def nccl_2d__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_2d__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = bw_ar_inter**(-1.0)
     x1 = b*p_act*q_len/n_gpu
     x2 = d_model*x1
@@ -845,7 +845,7 @@ def nccl_2d__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act,
     return n_layers*(numpy.where(x32, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x41, x43 + 77/1250000), numpy.greater_equal(x46, x43 - 59/10000000)), x37, numpy.where(numpy.greater_equal(x41, x46 + 27/400000), x44, x36))) + numpy.where(x32, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x49, x50 + 77/1250000), numpy.greater_equal(x52, x50 - 59/10000000)), x48, numpy.where(numpy.greater_equal(x49, x52 + 27/400000), x51, x47)))) + n_layers*(numpy.where(x6, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x18, x20 + 77/1250000), numpy.greater_equal(x23, x20 - 59/10000000)), x14, numpy.where(numpy.greater_equal(x18, x23 + 27/400000), x21, x13))) + numpy.where(x6, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x26, x27 + 77/1250000), numpy.greater_equal(x29, x27 - 59/10000000)), x25, numpy.where(numpy.greater_equal(x26, x29 + 27/400000), x28, x24)))) + (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x3, x4 + 81/2500000), numpy.less_equal(x3, (10/19)*x3 + 107/5000000)), x4, numpy.where(numpy.less_equal(x3, (19/20)*x3 + 209/10000000), (5/19)*x3, (1/4)*x3))
 
 
-def nccl_2d__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_2d__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = 4*n_layers
     x1 = (1/2)*q_len
     x2 = n_gpu**(-1.0)
@@ -899,23 +899,23 @@ def nccl_2d__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_m
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed + x14) + x17)), n_layers*(numpy.where(x39, 0, numpy.minimum(numpy.minimum(x43 + x46, (20/19)*x43 + x48), 2*x43 + x47)) + numpy.where(x39, 0, numpy.minimum(numpy.minimum(x46 + x49, x47 + 2*x49), x48 + (20/19)*x49))) + t_kernel*x0 + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x8 + 7/250000, (5/19)*x8 + 9/400000), b*x1*x3*x5 + 59/5000000) + numpy.maximum(sigma_attn*x6*x9*(2*n_attn + 2*n_unembed) + x9*(x0*x10*x6*(ctx + x1 - 1/2) + x6*(2*n_ff*x11 + 2*x14)), sigma_attn*n_layers*x29*(d_head*x31*x37/x38 + d_model*x37/x36 + n_q*x30 + x10*x25*x36 + x26*x38 + x30*x31) + x29*(n_layers*(n_experts*x12*(1 - (1 - x11)**x24)*(d_ff*x11*x25*x28 + d_ff*x15 + x11*x27/x28) + n_sh*x12*(d_ff_shared*x15 + d_ff_shared*x23*x25 + x27/x23)) + vocab*x15 + x17)), numpy.inf)
 
 
-def nccl_2d__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_2d__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     return (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x0 + 7/250000, (5/19)*x0 + 9/400000), (1/2)*x0 + 59/5000000)
 
 
-def nccl_2d__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_2d__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     return (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x0, (1/2)*x0 + 81/2500000), numpy.less_equal(x0, (10/19)*x0 + 107/5000000)), 59/5000000, numpy.where(numpy.less_equal(x0, (19/20)*x0 + 209/10000000), 9/400000, 7/250000))
 
 
-def nccl_2d__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_2d__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     x1 = (1/2)*x0
     return (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x0, x1 + 81/2500000), numpy.less_equal(x0, (10/19)*x0 + 107/5000000)), x1, numpy.where(numpy.less_equal(x0, (19/20)*x0 + 209/10000000), (5/19)*x0, (1/4)*x0))
 
 
-def nccl_2d__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_2d__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = 4*n_layers
     x1 = (1/2)*q_len
     x2 = n_gpu**(-1.0)
@@ -985,11 +985,11 @@ def nccl_2d__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_
     return t_kernel*x0, n_layers*(numpy.where(x14, 0, numpy.minimum(numpy.minimum(x20 + x24, (20/19)*x20 + x26), 2*x20 + x25)) + numpy.where(x14, 0, numpy.minimum(numpy.minimum(x24 + x28, x25 + 2*x28), x26 + (20/19)*x28))) + x9, n_layers*(numpy.where(x30, 0, numpy.minimum(numpy.minimum(x37 + x39, (20/19)*x37 + x41), 2*x37 + x40)) + numpy.where(x30, 0, numpy.minimum(numpy.minimum(x39 + x44, x40 + 2*x44), x41 + (20/19)*x44))), sigma_attn*n_layers*x57*(d_model*x62/x60 + n_q*x58 + x42*x58 + x43*x62/x63 + x52*x60*x61 + x53*x63) + x57*(n_layers*(n_experts*x47*(1 - (1 - x55)**x51)*(d_ff*x45 + d_ff*x52*x55*x56 + x54*x55/x56) + n_sh*x47*(d_ff_shared*x45 + d_ff_shared*x50*x52 + x54/x50)) + vocab*x45 + x46), x35*x64*(2*n_attn + 2*n_unembed) + x64*(x0*x6*x61*(ctx + x1 - 1/2) + x6*(2*n_ff*x55 + 2*x65)), p*(n_attn + n_ff + n_unembed + x65) + x46, x9
 
 
-def nccl_1d_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_1d_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     return 4*n_layers*t_kernel
 
 
-def nccl_1d_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_1d_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = n_gpu/(n_pp*sigma_attn)
     x1 = numpy.ceil(x0/node_size)
     x2 = numpy.log(x1)/numpy.log(2)
@@ -998,7 +998,7 @@ def nccl_1d_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_
     return n_layers*numpy.where(numpy.less_equal(x0, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x2 + (7/125000)*x3 + x4 - 7/125000, (1/100000)*x2 + (3/2500000)*x3 + 2*x4 + 7/1250000), (17/1000000)*x2 + (1/400000)*x3 + (20/19)*x4 + 23/2000000))
 
 
-def nccl_1d_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_1d_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = bw_ar_inter**(-1.0)
     x1 = b*d_model*p_act*q_len/n_gpu
     x2 = x0*x1
@@ -1011,7 +1011,7 @@ def nccl_1d_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, 
     return n_layers*numpy.where(numpy.less_equal(x3, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x5 + (7/125000)*x7 + x8 - 7/125000, (1/100000)*x5 + (3/2500000)*x7 + 2*x8 + 7/1250000), (17/1000000)*x5 + (1/400000)*x7 + (20/19)*x8 + 23/2000000)) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x2 + 7/250000, (5/19)*x2 + 9/400000), (1/2)*x2 + 59/5000000)
 
 
-def nccl_1d_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_1d_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = d_model*p
     x1 = d_head*n_q
     x2 = c_kv + c_q
@@ -1033,7 +1033,7 @@ def nccl_1d_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_a
     return n_pp*sigma_attn*n_layers*(d_model*x11*x13 + d_model*x16/x15 + p*x2*x4 + x0*x1 + x0*x2 + x1*x13*x15 + x13*x17*x2 + x16*x4/x17 + x16*x2/x11)/(hbm_bw*n_gpu)
 
 
-def nccl_1d_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_1d_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = d_model*p
     x1 = n_pp**(-1.0)
     x2 = b*x1
@@ -1050,20 +1050,20 @@ def nccl_1d_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d
     return n_pp*(kv_bytes*ctx*x2 + n_layers*(n_experts*x3*(1 - (1 - x11)**x8)*(d_ff*x0 + d_ff*x11*x12*x9 + x10*x11/x12) + n_sh*x3*(d_ff_shared*x0 + d_ff_shared*x7*x9 + x10/x7)) + vocab*x0)/(hbm_bw*n_gpu)
 
 
-def nccl_1d_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_1d_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     return sigma_attn*b*q_len*(2*n_attn + 2*n_unembed)/(flops*n_gpu)
 
 
-def nccl_1d_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_1d_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = b*q_len
     return (4*c_kv*n_layers*n_q*x0*(ctx + (1/2)*q_len - 1/2) + x0*(2*n_ff/s + 2*d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))/(flops*n_gpu)
 
 
-def nccl_1d_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_1d_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     return kv_bytes*ctx*b/n_pp + p*(n_attn + n_ff + n_unembed + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
-def nccl_1d_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_1d_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = bw_ar_inter**(-1.0)
     x1 = b*d_model*p_act*q_len/n_gpu
     x2 = x0*x1
@@ -1085,7 +1085,7 @@ def nccl_1d_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_mod
     return n_layers*numpy.where(numpy.less_equal(x12, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x14 + (7/125000)*x16 + x17 - 7/125000, (1/100000)*x14 + (3/2500000)*x16 + 2*x17 + 7/1250000), (17/1000000)*x14 + (1/400000)*x16 + (20/19)*x17 + 23/2000000)) + n_layers*numpy.where(numpy.less_equal(x4, 1), 0, numpy.minimum(numpy.minimum(x11 + (7/125000)*x8 + (7/125000)*x9 - 7/125000, (20/19)*x11 + (17/1000000)*x8 + (1/400000)*x9 + 23/2000000), 2*x11 + (1/100000)*x8 + (3/2500000)*x9 + 7/1250000)) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x2 + 7/250000, (5/19)*x2 + 9/400000), (1/2)*x2 + 59/5000000)
 
 
-def nccl_1d_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_1d_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = d_model*p
     x1 = n_pp**(-1.0)
     x2 = b*x1
@@ -1118,13 +1118,13 @@ def nccl_1d_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_mode
     return sigma_attn*n_layers*x15*(d_model*x27/x26 + p*x17*x19 + x0*x16 + x0*x17 + x10*x16*x26 + x10*x17*x28 + x11*x24 + x17*x27/x24 + x19*x27/x28) + x15*(kv_bytes*ctx*x2 + n_layers*(n_experts*x3*(1 - (1 - x13)**x9)*(d_ff*x0 + d_ff*x10*x13*x14 + x12*x13/x14) + n_sh*x3*(d_ff_shared*x0 + d_ff_shared*x10*x8 + x12/x8)) + vocab*x0)
 
 
-def nccl_1d_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_1d_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = b*q_len
     x1 = 1/(flops*n_gpu)
     return sigma_attn*x0*x1*(2*n_attn + 2*n_unembed) + x1*(4*c_kv*n_layers*n_q*x0*(ctx + (1/2)*q_len - 1/2) + x0*(2*n_ff/s + 2*d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))
 
 
-def nccl_1d_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_1d_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = 4*n_layers
     x1 = (1/2)*q_len
     x2 = bw_ar_inter**(-1.0)
@@ -1183,11 +1183,11 @@ def nccl_1d_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_mod
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed + x31) + x33)), n_layers*numpy.where(numpy.less_equal(x12, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x16 + (7/125000)*x17 + x20 - 7/125000, (1/100000)*x16 + (3/2500000)*x17 + 2*x20 + 7/1250000), (17/1000000)*x16 + (1/400000)*x17 + (20/19)*x20 + 23/2000000)) + n_layers*numpy.where(numpy.less_equal(x21, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x23 + (7/125000)*x25 + x26 - 7/125000, (1/100000)*x23 + (3/2500000)*x25 + 2*x26 + 7/1250000), (17/1000000)*x23 + (1/400000)*x25 + (20/19)*x26 + 23/2000000)) + t_kernel*x0 + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x8 + 7/250000, (5/19)*x8 + 9/400000), b*x1*x6 + 59/5000000) + numpy.maximum(x19*x27*(2*n_attn + 2*n_unembed) + x27*(c_kv*n_q*x0*x7*(ctx + x1 - 1/2) + x7*(2*n_ff*x28 + 2*x31)), sigma_attn*n_layers*x42*(p*x44*x46 + x32*x43 + x32*x44 + x38*x43*x51 + x38*x44*x54 + x39*x49 + x4*x52/x51 + x44*x53/x49 + x46*x53/x54) + x42*(n_layers*(n_experts*x29*(1 - (1 - x28)**x37)*(d_ff*x28*x38*x41 + d_ff*x32 + x28*x40/x41) + x30*(d_ff_shared*x32 + d_ff_shared*x36*x38 + x40/x36)) + vocab*x32 + x33)), numpy.inf)
 
 
-def nccl_1d_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_1d_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, kv_bytes*ctx*b/n_pp + p*(n_attn + n_ff + n_unembed + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))), 1, 0)
 
 
-def nccl_1d_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_1d_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = bw_ar_inter**(-1.0)
     x1 = b*d_model*p_act*q_len/n_gpu
     x2 = x0*x1
@@ -1200,7 +1200,7 @@ def nccl_1d_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model
     return 4*n_layers*t_kernel + n_layers*numpy.where(numpy.less_equal(x3, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x5 + (7/125000)*x7 + x8 - 7/125000, (1/100000)*x5 + (3/2500000)*x7 + 2*x8 + 7/1250000), (17/1000000)*x5 + (1/400000)*x7 + (20/19)*x8 + 23/2000000)) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x2 + 7/250000, (5/19)*x2 + 9/400000), (1/2)*x2 + 59/5000000)
 
 
-def nccl_1d_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_1d_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = bw_ar_inter**(-1.0)
     x1 = b*d_model*p_act*q_len/n_gpu
     x2 = x0*x1
@@ -1234,7 +1234,7 @@ def nccl_1d_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_ac
     return n_layers*numpy.where(numpy.less_equal(x18, 1), 0, numpy.where(numpy.logical_and(numpy.greater_equal(x26, x27 + 77/1250000), numpy.greater_equal(x29, x27 - 59/10000000)), x23 + 7/1250000, numpy.where(numpy.greater_equal(x26, x29 + 27/400000), x28 + 23/2000000, x25 - 7/125000))) + n_layers*numpy.where(numpy.less_equal(x4, 1), 0, numpy.where(numpy.logical_and(numpy.greater_equal(x14, x15 + 77/1250000), numpy.greater_equal(x17, x15 - 59/10000000)), x10 + 7/1250000, numpy.where(numpy.greater_equal(x14, x17 + 27/400000), x16 + 23/2000000, x13 - 7/125000))) + (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x2, (1/2)*x2 + 81/2500000), numpy.less_equal(x2, (10/19)*x2 + 107/5000000)), 59/5000000, numpy.where(numpy.less_equal(x2, (19/20)*x2 + 209/10000000), 9/400000, 7/250000))
 
 
-def nccl_1d_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_1d_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = bw_ar_inter**(-1.0)
     x1 = b*d_model*p_act*q_len/n_gpu
     x2 = x0*x1
@@ -1267,7 +1267,7 @@ def nccl_1d_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_
     return n_layers*numpy.where(numpy.less_equal(x18, 1), 0, numpy.where(numpy.logical_and(numpy.greater_equal(x25, x26 + 77/1250000), numpy.greater_equal(x28, x26 - 59/10000000)), x22, numpy.where(numpy.greater_equal(x25, x28 + 27/400000), x27, x21))) + n_layers*numpy.where(numpy.less_equal(x5, 1), 0, numpy.where(numpy.logical_and(numpy.greater_equal(x14, x15 + 77/1250000), numpy.greater_equal(x17, x15 - 59/10000000)), x11, numpy.where(numpy.greater_equal(x14, x17 + 27/400000), x16, x10))) + (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x2, x3 + 81/2500000), numpy.less_equal(x2, (10/19)*x2 + 107/5000000)), x3, numpy.where(numpy.less_equal(x2, (19/20)*x2 + 209/10000000), (5/19)*x2, (1/4)*x2))
 
 
-def nccl_1d_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_1d_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = 4*n_layers
     x1 = (1/2)*q_len
     x2 = bw_ar_inter**(-1.0)
@@ -1318,23 +1318,23 @@ def nccl_1d_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act,
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed + x21) + x23)), n_layers*numpy.where(numpy.less_equal(x11, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x13 + (7/125000)*x15 + x16 - 7/125000, (1/100000)*x13 + (3/2500000)*x15 + 2*x16 + 7/1250000), (17/1000000)*x13 + (1/400000)*x15 + (20/19)*x16 + 23/2000000)) + t_kernel*x0 + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x8 + 7/250000, (5/19)*x8 + 9/400000), b*x1*x6 + 59/5000000) + numpy.maximum(sigma_attn*x17*x7*(2*n_attn + 2*n_unembed) + x17*(c_kv*n_q*x0*x7*(ctx + x1 - 1/2) + x7*(2*n_ff*x18 + 2*x21)), sigma_attn*n_layers*x32*(p*x34*x36 + x22*x33 + x22*x34 + x28*x33*x43 + x28*x34*x46 + x29*x41 + x34*x45/x41 + x36*x45/x46 + x4*x44/x43) + x32*(n_layers*(n_experts*x19*(1 - (1 - x18)**x27)*(d_ff*x18*x28*x31 + d_ff*x22 + x18*x30/x31) + x20*(d_ff_shared*x22 + d_ff_shared*x26*x28 + x30/x26)) + vocab*x22 + x23)), numpy.inf)
 
 
-def nccl_1d_mla__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_1d_mla__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     return (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x0 + 7/250000, (5/19)*x0 + 9/400000), (1/2)*x0 + 59/5000000)
 
 
-def nccl_1d_mla__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_1d_mla__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     return (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x0, (1/2)*x0 + 81/2500000), numpy.less_equal(x0, (10/19)*x0 + 107/5000000)), 59/5000000, numpy.where(numpy.less_equal(x0, (19/20)*x0 + 209/10000000), 9/400000, 7/250000))
 
 
-def nccl_1d_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_1d_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     x1 = (1/2)*x0
     return (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x0, x1 + 81/2500000), numpy.less_equal(x0, (10/19)*x0 + 107/5000000)), x1, numpy.where(numpy.less_equal(x0, (19/20)*x0 + 209/10000000), (5/19)*x0, (1/4)*x0))
 
 
-def nccl_1d_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_1d_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = 4*n_layers
     x1 = (1/2)*q_len
     x2 = bw_ar_inter**(-1.0)
@@ -1394,7 +1394,7 @@ def nccl_1d_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model
     return t_kernel*x0, n_layers*numpy.where(numpy.less_equal(x12, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x16 + (7/125000)*x18 + x20 - 7/125000, (1/100000)*x16 + (3/2500000)*x18 + 2*x20 + 7/1250000), (17/1000000)*x16 + (1/400000)*x18 + (20/19)*x20 + 23/2000000)) + x9, n_layers*numpy.where(numpy.less_equal(x22, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x24 + (7/125000)*x25 + x27 - 7/125000, (1/100000)*x24 + (3/2500000)*x25 + 2*x27 + 7/1250000), (17/1000000)*x24 + (1/400000)*x25 + (20/19)*x27 + 23/2000000)), sigma_attn*n_layers*x41*(p*x43*x45 + x28*x42 + x28*x43 + x34*x42*x50 + x34*x43*x53 + x35*x48 + x4*x51/x50 + x43*x52/x48 + x45*x52/x53) + x41*(n_layers*(n_experts*x37*(1 - (1 - x39)**x33)*(d_ff*x28 + d_ff*x34*x39*x40 + x36*x39/x40) + x38*(d_ff_shared*x28 + d_ff_shared*x32*x34 + x36/x32)) + vocab*x28 + x29), x26*x54*(2*n_attn + 2*n_unembed) + x54*(c_kv*n_q*x0*x7*(ctx + x1 - 1/2) + x7*(2*n_ff*x39 + 2*x55)), p*(n_attn + n_ff + n_unembed + x55) + x29, x9
 
 
-def nccl_1d_mla__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_1d_mla__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
     x2 = numpy.maximum(1, x1)
@@ -1478,11 +1478,11 @@ def nccl_1d_mla__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_mode
     return numpy.where(x53, n_layers*numpy.where(numpy.less_equal(x2, 1), 0, numpy.minimum(numpy.minimum(x16 + (7/125000)*x6 + (7/125000)*x8 - 7/125000, (20/19)*x16 + (17/1000000)*x6 + (1/400000)*x8 + 23/2000000), 2*x16 + (1/100000)*x6 + (3/2500000)*x8 + 7/1250000)) + x52, numpy.inf), n_layers*numpy.where(numpy.less_equal(x44, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x55 + (7/125000)*x56 + x58 - 7/125000, (1/100000)*x55 + (3/2500000)*x56 + 2*x58 + 7/1250000), (17/1000000)*x55 + (1/400000)*x56 + (20/19)*x58 + 23/2000000)), numpy.where(x53, n_layers*(numpy.where(x59, 0, numpy.minimum(numpy.minimum(x63 + x66, (20/19)*x63 + x68), 2*x63 + x67)) + numpy.where(x59, 0, numpy.minimum(numpy.minimum(x66 + x69, x67 + 2*x69), x68 + (20/19)*x69))) + x52, numpy.inf), n_layers*(numpy.where(x70, 0, numpy.minimum(numpy.minimum(x74 + x76, (20/19)*x74 + x78), 2*x74 + x77)) + numpy.where(x70, 0, numpy.minimum(numpy.minimum(x76 + x79, x77 + 2*x79), x78 + (20/19)*x79)))
 
 
-def nccl_2d_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_2d_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     return 4*n_layers*t_kernel
 
 
-def nccl_2d_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_2d_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
     x1 = numpy.less_equal(x0, 1)
     x2 = numpy.sqrt(numpy.ceil(n_gpu/(n_pp*sigma_attn*node_size)))
@@ -1497,7 +1497,7 @@ def nccl_2d_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_
     return n_layers*(numpy.where(x1, 0, numpy.minimum(numpy.minimum(x10 + x7, (20/19)*x10 + x9), 2*x10 + x8)) + numpy.where(x1, 0, numpy.minimum(numpy.minimum(x5 + x7, (20/19)*x5 + x9), 2*x5 + x8)))
 
 
-def nccl_2d_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_2d_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = bw_ar_inter**(-1.0)
     x1 = b*p_act*q_len/n_gpu
     x2 = d_model*x0*x1
@@ -1517,7 +1517,7 @@ def nccl_2d_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, 
     return n_layers*(numpy.where(x5, 0, numpy.minimum(numpy.minimum(x12 + x15, x13 + 2*x15), x14 + (20/19)*x15)) + numpy.where(x5, 0, numpy.minimum(numpy.minimum(x12 + x9, x13 + 2*x9), x14 + (20/19)*x9))) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x2 + 7/250000, (5/19)*x2 + 9/400000), (1/2)*x2 + 59/5000000)
 
 
-def nccl_2d_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_2d_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = d_model*p
     x1 = d_head*n_q
     x2 = c_kv + c_q
@@ -1539,7 +1539,7 @@ def nccl_2d_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_a
     return n_pp*sigma_attn*n_layers*(d_model*x11*x13 + d_model*x16/x15 + p*x2*x4 + x0*x1 + x0*x2 + x1*x13*x15 + x13*x17*x2 + x16*x4/x17 + x16*x2/x11)/(hbm_bw*n_gpu)
 
 
-def nccl_2d_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_2d_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = d_model*p
     x1 = n_pp**(-1.0)
     x2 = b*x1
@@ -1556,20 +1556,20 @@ def nccl_2d_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d
     return n_pp*(kv_bytes*ctx*x2 + n_layers*(n_experts*x3*(1 - (1 - x11)**x8)*(d_ff*x0 + d_ff*x11*x12*x9 + x10*x11/x12) + n_sh*x3*(d_ff_shared*x0 + d_ff_shared*x7*x9 + x10/x7)) + vocab*x0)/(hbm_bw*n_gpu)
 
 
-def nccl_2d_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_2d_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     return sigma_attn*b*q_len*(2*n_attn + 2*n_unembed)/(flops*n_gpu)
 
 
-def nccl_2d_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_2d_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = b*q_len
     return (4*c_kv*n_layers*n_q*x0*(ctx + (1/2)*q_len - 1/2) + x0*(2*n_ff/s + 2*d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))/(flops*n_gpu)
 
 
-def nccl_2d_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_2d_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     return kv_bytes*ctx*b/n_pp + p*(n_attn + n_ff + n_unembed + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
-def nccl_2d_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_2d_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = bw_ar_inter**(-1.0)
     x1 = b*p_act*q_len/n_gpu
     x2 = d_model*x1
@@ -1605,7 +1605,7 @@ def nccl_2d_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_mod
     return n_layers*(numpy.where(x21, 0, numpy.minimum(numpy.minimum(x25 + x28, (20/19)*x25 + x30), 2*x25 + x29)) + numpy.where(x21, 0, numpy.minimum(numpy.minimum(x28 + x31, x29 + 2*x31), x30 + (20/19)*x31))) + n_layers*(numpy.where(x5, 0, numpy.minimum(numpy.minimum(x12 + x15, (20/19)*x12 + x17), 2*x12 + x16)) + numpy.where(x5, 0, numpy.minimum(numpy.minimum(x15 + x18, x16 + 2*x18), x17 + (20/19)*x18))) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x3 + 7/250000, (5/19)*x3 + 9/400000), (1/2)*x3 + 59/5000000)
 
 
-def nccl_2d_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_2d_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = d_model*p
     x1 = n_pp**(-1.0)
     x2 = b*x1
@@ -1638,13 +1638,13 @@ def nccl_2d_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_mode
     return sigma_attn*n_layers*x15*(d_model*x27/x26 + p*x17*x19 + x0*x16 + x0*x17 + x10*x16*x26 + x10*x17*x28 + x11*x24 + x17*x27/x24 + x19*x27/x28) + x15*(kv_bytes*ctx*x2 + n_layers*(n_experts*x3*(1 - (1 - x13)**x9)*(d_ff*x0 + d_ff*x10*x13*x14 + x12*x13/x14) + n_sh*x3*(d_ff_shared*x0 + d_ff_shared*x10*x8 + x12/x8)) + vocab*x0)
 
 
-def nccl_2d_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_2d_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = b*q_len
     x1 = 1/(flops*n_gpu)
     return sigma_attn*x0*x1*(2*n_attn + 2*n_unembed) + x1*(4*c_kv*n_layers*n_q*x0*(ctx + (1/2)*q_len - 1/2) + x0*(2*n_ff/s + 2*d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))
 
 
-def nccl_2d_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_2d_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = 4*n_layers
     x1 = bw_ar_inter**(-1.0)
     x2 = (1/2)*q_len
@@ -1715,11 +1715,11 @@ def nccl_2d_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_mod
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed + x14) + x17)), n_layers*(numpy.where(x43, 0, numpy.minimum(numpy.minimum(x49 + x52, (20/19)*x49 + x54), 2*x49 + x53)) + numpy.where(x43, 0, numpy.minimum(numpy.minimum(x52 + x55, x53 + 2*x55), x54 + (20/19)*x55))) + n_layers*(numpy.where(x56, 0, numpy.minimum(numpy.minimum(x60 + x63, (20/19)*x60 + x65), 2*x60 + x64)) + numpy.where(x56, 0, numpy.minimum(numpy.minimum(x63 + x66, x64 + 2*x66), x65 + (20/19)*x66))) + t_kernel*x0 + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x8 + 7/250000, (5/19)*x8 + 9/400000), b*x1*x2*x5 + 59/5000000) + numpy.maximum(x10*x9*(2*n_attn + 2*n_unembed) + x9*(c_kv*n_q*x0*x6*(ctx + x2 - 1/2) + x6*(2*n_ff*x11 + 2*x14)), sigma_attn*n_layers*x29*(d_model*x41/x40 + p*x31*x33 + x15*x30 + x15*x31 + x25*x30*x40 + x25*x31*x42 + x26*x38 + x31*x41/x38 + x33*x41/x42) + x29*(n_layers*(n_experts*x12*(1 - (1 - x11)**x24)*(d_ff*x11*x25*x28 + d_ff*x15 + x11*x27/x28) + n_sh*x12*(d_ff_shared*x15 + d_ff_shared*x23*x25 + x27/x23)) + vocab*x15 + x17)), numpy.inf)
 
 
-def nccl_2d_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_2d_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, kv_bytes*ctx*b/n_pp + p*(n_attn + n_ff + n_unembed + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))), 1, 0)
 
 
-def nccl_2d_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_2d_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = bw_ar_inter**(-1.0)
     x1 = b*p_act*q_len/n_gpu
     x2 = d_model*x0*x1
@@ -1739,7 +1739,7 @@ def nccl_2d_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model
     return 4*n_layers*t_kernel + n_layers*(numpy.where(x5, 0, numpy.minimum(numpy.minimum(x12 + x15, x13 + 2*x15), x14 + (20/19)*x15)) + numpy.where(x5, 0, numpy.minimum(numpy.minimum(x12 + x9, x13 + 2*x9), x14 + (20/19)*x9))) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x2 + 7/250000, (5/19)*x2 + 9/400000), (1/2)*x2 + 59/5000000)
 
 
-def nccl_2d_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_2d_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = bw_ar_inter**(-1.0)
     x1 = b*p_act*q_len/n_gpu
     x2 = d_model*x1
@@ -1793,7 +1793,7 @@ def nccl_2d_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_ac
     return n_layers*(numpy.where(x30, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x40, x41 + 77/1250000), numpy.greater_equal(x43, x41 - 59/10000000)), x36, numpy.where(numpy.greater_equal(x40, x43 + 27/400000), x44, x45))) + numpy.where(x30, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x47, x48 + 77/1250000), numpy.greater_equal(x49, x48 - 59/10000000)), x36, numpy.where(numpy.greater_equal(x47, x49 + 27/400000), x44, x45)))) + n_layers*(numpy.where(x5, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x18, x19 + 77/1250000), numpy.greater_equal(x21, x19 - 59/10000000)), x13, numpy.where(numpy.greater_equal(x18, x21 + 27/400000), x22, x23))) + numpy.where(x5, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x25, x26 + 77/1250000), numpy.greater_equal(x27, x26 - 59/10000000)), x13, numpy.where(numpy.greater_equal(x25, x27 + 27/400000), x22, x23)))) + (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x3, (1/2)*x3 + 81/2500000), numpy.less_equal(x3, (10/19)*x3 + 107/5000000)), 59/5000000, numpy.where(numpy.less_equal(x3, (19/20)*x3 + 209/10000000), 9/400000, 7/250000))
 
 
-def nccl_2d_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_2d_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = bw_ar_inter**(-1.0)
     x1 = b*p_act*q_len/n_gpu
     x2 = d_model*x1
@@ -1850,7 +1850,7 @@ def nccl_2d_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_
     return n_layers*(numpy.where(x32, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x41, x43 + 77/1250000), numpy.greater_equal(x46, x43 - 59/10000000)), x37, numpy.where(numpy.greater_equal(x41, x46 + 27/400000), x44, x36))) + numpy.where(x32, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x49, x50 + 77/1250000), numpy.greater_equal(x52, x50 - 59/10000000)), x48, numpy.where(numpy.greater_equal(x49, x52 + 27/400000), x51, x47)))) + n_layers*(numpy.where(x6, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x18, x20 + 77/1250000), numpy.greater_equal(x23, x20 - 59/10000000)), x14, numpy.where(numpy.greater_equal(x18, x23 + 27/400000), x21, x13))) + numpy.where(x6, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x26, x27 + 77/1250000), numpy.greater_equal(x29, x27 - 59/10000000)), x25, numpy.where(numpy.greater_equal(x26, x29 + 27/400000), x28, x24)))) + (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x3, x4 + 81/2500000), numpy.less_equal(x3, (10/19)*x3 + 107/5000000)), x4, numpy.where(numpy.less_equal(x3, (19/20)*x3 + 209/10000000), (5/19)*x3, (1/4)*x3))
 
 
-def nccl_2d_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_2d_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = 4*n_layers
     x1 = (1/2)*q_len
     x2 = n_gpu**(-1.0)
@@ -1907,23 +1907,23 @@ def nccl_2d_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act,
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed + x13) + x16)), n_layers*(numpy.where(x42, 0, numpy.minimum(numpy.minimum(x46 + x49, (20/19)*x46 + x51), 2*x46 + x50)) + numpy.where(x42, 0, numpy.minimum(numpy.minimum(x49 + x52, x50 + 2*x52), x51 + (20/19)*x52))) + t_kernel*x0 + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x8 + 7/250000, (5/19)*x8 + 9/400000), b*x1*x3*x5 + 59/5000000) + numpy.maximum(sigma_attn*x6*x9*(2*n_attn + 2*n_unembed) + x9*(c_kv*n_q*x0*x6*(ctx + x1 - 1/2) + x6*(2*n_ff*x10 + 2*x13)), sigma_attn*n_layers*x28*(d_model*x40/x39 + p*x30*x32 + x14*x29 + x14*x30 + x24*x29*x39 + x24*x30*x41 + x25*x37 + x30*x40/x37 + x32*x40/x41) + x28*(n_layers*(n_experts*x11*(1 - (1 - x10)**x23)*(d_ff*x10*x24*x27 + d_ff*x14 + x10*x26/x27) + n_sh*x11*(d_ff_shared*x14 + d_ff_shared*x22*x24 + x26/x22)) + vocab*x14 + x16)), numpy.inf)
 
 
-def nccl_2d_mla__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_2d_mla__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     return (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x0 + 7/250000, (5/19)*x0 + 9/400000), (1/2)*x0 + 59/5000000)
 
 
-def nccl_2d_mla__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_2d_mla__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     return (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x0, (1/2)*x0 + 81/2500000), numpy.less_equal(x0, (10/19)*x0 + 107/5000000)), 59/5000000, numpy.where(numpy.less_equal(x0, (19/20)*x0 + 209/10000000), 9/400000, 7/250000))
 
 
-def nccl_2d_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_2d_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     x1 = (1/2)*x0
     return (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x0, x1 + 81/2500000), numpy.less_equal(x0, (10/19)*x0 + 107/5000000)), x1, numpy.where(numpy.less_equal(x0, (19/20)*x0 + 209/10000000), (5/19)*x0, (1/4)*x0))
 
 
-def nccl_2d_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_2d_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = 4*n_layers
     x1 = (1/2)*q_len
     x2 = n_gpu**(-1.0)
@@ -1995,11 +1995,11 @@ def nccl_2d_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model
     return t_kernel*x0, n_layers*(numpy.where(x14, 0, numpy.minimum(numpy.minimum(x20 + x24, (20/19)*x20 + x26), 2*x20 + x25)) + numpy.where(x14, 0, numpy.minimum(numpy.minimum(x24 + x28, x25 + 2*x28), x26 + (20/19)*x28))) + x9, n_layers*(numpy.where(x30, 0, numpy.minimum(numpy.minimum(x37 + x39, (20/19)*x37 + x41), 2*x37 + x40)) + numpy.where(x30, 0, numpy.minimum(numpy.minimum(x39 + x44, x40 + 2*x44), x41 + (20/19)*x44))), sigma_attn*n_layers*x57*(d_model*x64/x63 + p*x43*x59 + x43*x64/x65 + x45*x58 + x45*x59 + x52*x58*x63 + x52*x59*x65 + x53*x61 + x59*x64/x61) + x57*(n_layers*(n_experts*x47*(1 - (1 - x55)**x51)*(d_ff*x45 + d_ff*x52*x55*x56 + x54*x55/x56) + n_sh*x47*(d_ff_shared*x45 + d_ff_shared*x50*x52 + x54/x50)) + vocab*x45 + x46), x35*x66*(2*n_attn + 2*n_unembed) + x66*(c_kv*n_q*x0*x6*(ctx + x1 - 1/2) + x6*(2*n_ff*x55 + 2*x67)), p*(n_attn + n_ff + n_unembed + x67) + x46, x9
 
 
-def nccl_1d_moe__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_1d_moe__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     return 4*n_layers*t_kernel
 
 
-def nccl_1d_moe__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_1d_moe__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = n_gpu/(n_pp*sigma_attn)
     x1 = numpy.ceil(x0/node_size)
     x2 = numpy.log(x1)/numpy.log(2)
@@ -2008,7 +2008,7 @@ def nccl_1d_moe__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_
     return n_layers*numpy.where(numpy.less_equal(x0, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x2 + (7/125000)*x3 + x4 - 7/125000, (1/100000)*x2 + (3/2500000)*x3 + 2*x4 + 7/1250000), (17/1000000)*x2 + (1/400000)*x3 + (20/19)*x4 + 23/2000000))
 
 
-def nccl_1d_moe__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_1d_moe__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = bw_ar_inter**(-1.0)
     x1 = (1/2)*b
     x2 = d_model*p_act*q_len/n_gpu
@@ -2039,7 +2039,7 @@ def nccl_1d_moe__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, 
     return n_layers*numpy.where(numpy.where(x7, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x9, 1), numpy.less_equal(x8, 1), numpy.less_equal(x8/x9, 1)), 1, x8*numpy.where(numpy.less_equal(x9, 1), 1, x9**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x8, 1), 1, x8), 1)), 0, numpy.minimum(numpy.minimum((7/125000)*x15 + (7/125000)*x17 + x19 - 7/125000, (1/100000)*x15 + (3/2500000)*x17 + 2*x19 + 7/1250000), (17/1000000)*x15 + (1/400000)*x17 + (20/19)*x19 + 23/2000000)) + 2*n_layers*numpy.where(numpy.where(x7, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x8)), n_active, numpy.where(numpy.less_equal(n_experts, x8), n_experts, x8)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, numpy.minimum(numpy.minimum((1/200000)*x22 + (3/5000000)*x24 + x26 + 31/5000000, (17/2000000)*x22 + (1/800000)*x24 + (10/19)*x26 + 51/4000000), (7/250000)*x22 + (7/250000)*x24 + x25*x3 - 7/250000)) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x5 + 7/250000, (5/19)*x5 + 9/400000), x0*x3 + 59/5000000)
 
 
-def nccl_1d_moe__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_1d_moe__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = d_head*n_q
     x1 = d_model*p
     x2 = n_q + 2*n_q/g
@@ -2058,7 +2058,7 @@ def nccl_1d_moe__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_a
     return n_pp*sigma_attn*n_layers*(d_model*x12*x14 + d_model*x13/x10 + x0*x1 + x0*x10*x12 + x1*x3 + x13*x3/x14)/(hbm_bw*n_gpu)
 
 
-def nccl_1d_moe__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_1d_moe__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = d_model*p
     x1 = n_pp**(-1.0)
     x2 = b*x1
@@ -2076,20 +2076,20 @@ def nccl_1d_moe__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d
     return n_pp*(kv_bytes*ctx*x2 + n_layers*(n_experts*x3*(1 - (1 - x12)**x9)*(d_ff*x0 + d_ff*x10*x12*x13 + x11*x12/x13) + n_sh*x3*(d_ff_shared*x0 + d_ff_shared*x10*x8 + x11/x8)) + vocab*x0)/(hbm_bw*n_gpu)
 
 
-def nccl_1d_moe__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_1d_moe__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     return sigma_attn*b*q_len*(2*n_attn + 2*n_unembed)/(flops*n_gpu)
 
 
-def nccl_1d_moe__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_1d_moe__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = b*q_len
     return (4*d_head*n_layers*n_q*x0*(ctx + (1/2)*q_len - 1/2) + x0*(2*n_ff/s + 2*d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))/(flops*n_gpu)
 
 
-def nccl_1d_moe__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_1d_moe__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     return kv_bytes*ctx*b/n_pp + p*(n_attn + n_ff + n_unembed + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
-def nccl_1d_moe__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_1d_moe__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = bw_ar_inter**(-1.0)
     x1 = (1/2)*b
     x2 = d_model*p_act*q_len/n_gpu
@@ -2125,7 +2125,7 @@ def nccl_1d_moe__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_mod
     return n_layers*numpy.where(numpy.where(x16, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x17, 1), numpy.less_equal(x7, 1), numpy.less_equal(x7/x17, 1)), 1, x7*numpy.where(numpy.less_equal(x17, 1), 1, x17**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x7, 1), 1, x7), 1)), 0, numpy.minimum(numpy.minimum((7/125000)*x21 + (7/125000)*x23 + x24 - 7/125000, (1/100000)*x21 + (3/2500000)*x23 + 2*x24 + 7/1250000), (17/1000000)*x21 + (1/400000)*x23 + (20/19)*x24 + 23/2000000)) + 2*n_layers*numpy.where(numpy.where(x16, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x7)), n_active, numpy.where(numpy.less_equal(n_experts, x7), n_experts, x7)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, numpy.minimum(numpy.minimum((1/200000)*x27 + (3/5000000)*x29 + x31 + 31/5000000, (17/2000000)*x27 + (1/800000)*x29 + (10/19)*x31 + 51/4000000), (7/250000)*x27 + (7/250000)*x29 + x3*x30 - 7/250000)) + n_layers*numpy.where(numpy.less_equal(x8, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x12 + (7/125000)*x13 + x15 - 7/125000, (1/100000)*x12 + (3/2500000)*x13 + 2*x15 + 7/1250000), (17/1000000)*x12 + (1/400000)*x13 + (20/19)*x15 + 23/2000000)) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x5 + 7/250000, (5/19)*x5 + 9/400000), x0*x3 + 59/5000000)
 
 
-def nccl_1d_moe__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_1d_moe__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = d_model*p
     x1 = d_head*x0
     x2 = n_q + 2*n_q/g
@@ -2155,13 +2155,13 @@ def nccl_1d_moe__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_mode
     return sigma_attn*n_layers*x17*(d_head*n_q*x10*x13 + d_head*x14*x2/x15 + d_model*x14/x10 + n_q*x1 + x1*x2 + x15*x16) + x17*(kv_bytes*ctx*x11 + n_layers*(n_experts*x18*(1 - (1 - x24)**x12)*(d_ff*x0 + d_ff*x13*x24*x25 + x23*x24/x25) + n_sh*x18*(d_ff_shared*x0 + d_ff_shared*x13*x22 + x23/x22)) + vocab*x0)
 
 
-def nccl_1d_moe__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_1d_moe__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = b*q_len
     x1 = 1/(flops*n_gpu)
     return sigma_attn*x0*x1*(2*n_attn + 2*n_unembed) + x1*(4*d_head*n_layers*n_q*x0*(ctx + (1/2)*q_len - 1/2) + x0*(2*n_ff/s + 2*d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))
 
 
-def nccl_1d_moe__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_1d_moe__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = 4*n_layers
     x1 = bw_ar_inter**(-1.0)
     x2 = (1/2)*q_len
@@ -2229,11 +2229,11 @@ def nccl_1d_moe__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_mod
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed + n_layers*x27) + x42)), n_layers*numpy.where(numpy.where(x44, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x43, 1), numpy.less_equal(x12, 1), numpy.less_equal(x12/x43, 1)), 1, x12*numpy.where(numpy.less_equal(x43, 1), 1, x43**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x12, 1), 1, x12), 1)), 0, numpy.minimum(numpy.minimum((7/125000)*x53 + (7/125000)*x55 + x56 - 7/125000, (1/100000)*x53 + (3/2500000)*x55 + 2*x56 + 7/1250000), (17/1000000)*x53 + (1/400000)*x55 + (20/19)*x56 + 23/2000000)) + n_layers*numpy.where(numpy.less_equal(x13, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x17 + (7/125000)*x18 + x20 - 7/125000, (1/100000)*x17 + (3/2500000)*x18 + 2*x20 + 7/1250000), (17/1000000)*x17 + (1/400000)*x18 + (20/19)*x20 + 23/2000000)) + t_kernel*x0 + x24*numpy.where(numpy.where(x44, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x12)), n_active, numpy.where(numpy.less_equal(n_experts, x12), n_experts, x12)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, numpy.minimum(numpy.minimum((1/200000)*x59 + (3/5000000)*x61 + x63 + 31/5000000, (17/2000000)*x59 + (1/800000)*x61 + (10/19)*x63 + 51/4000000), (7/250000)*x59 + x6*x62 + (7/250000)*x61 - 7/250000)) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x9 + 7/250000, (5/19)*x9 + 9/400000), x1*x6 + 59/5000000) + numpy.maximum(sigma_attn*x21*x7*(2*n_attn + 2*n_unembed) + x21*(x0*x22*x7*(ctx + x2 - 1/2) + x7*(2*n_ff*x23 + x24*x27)), sigma_attn*n_layers*x41*(d_head*p_act*x30*x38/x39 + n_q*x29 + x22*x34*x37 + x29*x30 + x39*x40 + x38*x4/x34) + x41*(n_layers*(n_experts*x25*(1 - (1 - x23)**x36)*(d_ff*x23*x37*x51 + d_ff*x28 + x23*x50/x51) + x26*(d_ff_shared*x28 + d_ff_shared*x37*x49 + x50/x49)) + vocab*x28 + x42)), numpy.inf)
 
 
-def nccl_1d_moe__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_1d_moe__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, kv_bytes*ctx*b/n_pp + p*(n_attn + n_ff + n_unembed + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))), 1, 0)
 
 
-def nccl_1d_moe__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_1d_moe__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = bw_ar_inter**(-1.0)
     x1 = (1/2)*b
     x2 = d_model*p_act*q_len/n_gpu
@@ -2264,7 +2264,7 @@ def nccl_1d_moe__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model
     return 4*n_layers*t_kernel + n_layers*numpy.where(numpy.where(x7, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x9, 1), numpy.less_equal(x8, 1), numpy.less_equal(x8/x9, 1)), 1, x8*numpy.where(numpy.less_equal(x9, 1), 1, x9**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x8, 1), 1, x8), 1)), 0, numpy.minimum(numpy.minimum((7/125000)*x15 + (7/125000)*x17 + x19 - 7/125000, (1/100000)*x15 + (3/2500000)*x17 + 2*x19 + 7/1250000), (17/1000000)*x15 + (1/400000)*x17 + (20/19)*x19 + 23/2000000)) + 2*n_layers*numpy.where(numpy.where(x7, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x8)), n_active, numpy.where(numpy.less_equal(n_experts, x8), n_experts, x8)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, numpy.minimum(numpy.minimum((1/200000)*x22 + (3/5000000)*x24 + x26 + 31/5000000, (17/2000000)*x22 + (1/800000)*x24 + (10/19)*x26 + 51/4000000), (7/250000)*x22 + (7/250000)*x24 + x25*x3 - 7/250000)) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x5 + 7/250000, (5/19)*x5 + 9/400000), x0*x3 + 59/5000000)
 
 
-def nccl_1d_moe__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_1d_moe__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = bw_ar_inter**(-1.0)
     x1 = d_model*p_act*q_len/n_gpu
     x2 = b*x1
@@ -2349,7 +2349,7 @@ def nccl_1d_moe__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_ac
     return n_layers*numpy.where(numpy.where(x22, numpy.less_equal(x24, 1), numpy.less_equal(x25, 1)), 0, numpy.where(numpy.where(x22, numpy.logical_and(numpy.greater_equal(x39, x40 + 77/1250000), numpy.greater_equal(x41, x40 - 59/10000000)), numpy.logical_and(numpy.greater_equal(x48, x49 + 77/1250000), numpy.greater_equal(x50, x49 - 59/10000000))), x29*x30 + (3/2500000)*x31 + 7/1250000, numpy.where(numpy.where(x22, numpy.greater_equal(x39, x41 + 27/400000), numpy.greater_equal(x48, x50 + 27/400000)), (1/400000)*x31 + (17/1000000)*x51 + 23/2000000, (7/125000)*x31 + (7/125000)*x51 - 7/125000))) + 2*n_layers*numpy.where(numpy.where(x22, numpy.less_equal(x52, 1), numpy.less_equal(x53, 1)), 0, numpy.where(numpy.where(x22, numpy.logical_and(numpy.less_equal(x66, x68 + 131/20000000), numpy.less_equal(x66, x69 - 171/5000000)), numpy.logical_and(numpy.less_equal(x76, x78 + 131/20000000), numpy.less_equal(x76, x79 - 171/5000000))), x57*x58 + (3/5000000)*x59 + 31/5000000, numpy.where(numpy.where(x22, numpy.greater_equal(x69, x68 + 163/4000000), numpy.greater_equal(x79, x78 + 163/4000000)), (1/800000)*x59 + (17/2000000)*x80 + 51/4000000, (7/250000)*x59 + (7/250000)*x80 - 7/250000))) + n_layers*numpy.where(numpy.less_equal(x8, 1), 0, numpy.where(numpy.logical_and(numpy.greater_equal(x18, x19 + 77/1250000), numpy.greater_equal(x21, x19 - 59/10000000)), x14 + 7/1250000, numpy.where(numpy.greater_equal(x18, x21 + 27/400000), x20 + 23/2000000, x17 - 7/125000))) + (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x3, (10/19)*x3 + 107/5000000), numpy.less_equal(x3, x0*x5 + 81/2500000)), 59/5000000, numpy.where(numpy.less_equal(x3, (19/20)*x3 + 209/10000000), 9/400000, 7/250000))
 
 
-def nccl_1d_moe__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_1d_moe__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = bw_ar_inter**(-1.0)
     x1 = (1/2)*b
     x2 = d_model*p_act*q_len/n_gpu
@@ -2425,7 +2425,7 @@ def nccl_1d_moe__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_
     return n_layers*numpy.where(numpy.where(x22, numpy.less_equal(x24, 1), numpy.less_equal(x25, 1)), 0, numpy.where(numpy.where(x22, numpy.logical_and(numpy.greater_equal(x36, x37 + 77/1250000), numpy.greater_equal(x38, x37 - 59/10000000)), numpy.logical_and(numpy.greater_equal(x44, x45 + 77/1250000), numpy.greater_equal(x46, x45 - 59/10000000))), 2*x30, numpy.where(numpy.where(x22, numpy.greater_equal(x36, x38 + 27/400000), numpy.greater_equal(x44, x46 + 27/400000)), (20/19)*x30, x30))) + 2*n_layers*numpy.where(numpy.where(x22, numpy.less_equal(x47, 1), numpy.less_equal(x48, 1)), 0, numpy.where(numpy.where(x22, numpy.logical_and(numpy.less_equal(x60, x61 + 131/20000000), numpy.less_equal(x60, x62 - 171/5000000)), numpy.logical_and(numpy.less_equal(x69, x70 + 131/20000000), numpy.less_equal(x69, x71 - 171/5000000))), x53, numpy.where(numpy.where(x22, numpy.greater_equal(x62, x61 + 163/4000000), numpy.greater_equal(x71, x70 + 163/4000000)), (10/19)*x53, x3*x52))) + n_layers*numpy.where(numpy.less_equal(x9, 1), 0, numpy.where(numpy.logical_and(numpy.greater_equal(x18, x19 + 77/1250000), numpy.greater_equal(x21, x19 - 59/10000000)), x15, numpy.where(numpy.greater_equal(x18, x21 + 27/400000), x20, x14))) + (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x6, x4 + 81/2500000), numpy.less_equal(x6, (10/19)*x6 + 107/5000000)), x4, numpy.where(numpy.less_equal(x6, (19/20)*x6 + 209/10000000), (5/19)*x6, (1/4)*x6))
 
 
-def nccl_1d_moe__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_1d_moe__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = 4*n_layers
     x1 = bw_ar_inter**(-1.0)
     x2 = (1/2)*q_len
@@ -2489,23 +2489,23 @@ def nccl_1d_moe__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act,
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed + n_layers*x16) + x35)), n_layers*numpy.where(numpy.where(x37, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x36, 1), numpy.less_equal(x22, 1), numpy.less_equal(x22/x36, 1)), 1, x22*numpy.where(numpy.less_equal(x36, 1), 1, x36**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x22, 1), 1, x22), 1)), 0, numpy.minimum(numpy.minimum((7/125000)*x48 + (7/125000)*x50 + x52 - 7/125000, (1/100000)*x48 + (3/2500000)*x50 + 2*x52 + 7/1250000), (17/1000000)*x48 + (1/400000)*x50 + (20/19)*x52 + 23/2000000)) + t_kernel*x0 + x13*numpy.where(numpy.where(x37, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x22)), n_active, numpy.where(numpy.less_equal(n_experts, x22), n_experts, x22)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, numpy.minimum(numpy.minimum((1/200000)*x55 + (3/5000000)*x57 + x59 + 31/5000000, (17/2000000)*x55 + (1/800000)*x57 + (10/19)*x59 + 51/4000000), (7/250000)*x55 + (7/250000)*x57 + x58*x6 - 7/250000)) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x9 + 7/250000, (5/19)*x9 + 9/400000), x1*x6 + 59/5000000) + numpy.maximum(sigma_attn*x10*x7*(2*n_attn + 2*n_unembed) + x10*(x0*x11*x7*(ctx + x2 - 1/2) + x7*(2*n_ff*x12 + x13*x16)), sigma_attn*n_layers*x34*(d_head*p_act*x19*x31/x32 + n_q*x18 + x11*x27*x30 + x18*x19 + x32*x33 + x31*x4/x27) + x34*(n_layers*(n_experts*x14*(1 - (1 - x12)**x29)*(d_ff*x12*x30*x44 + d_ff*x17 + x12*x43/x44) + x15*(d_ff_shared*x17 + d_ff_shared*x30*x42 + x43/x42)) + vocab*x17 + x35)), numpy.inf)
 
 
-def nccl_1d_moe__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_1d_moe__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     return (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x0 + 7/250000, (5/19)*x0 + 9/400000), (1/2)*x0 + 59/5000000)
 
 
-def nccl_1d_moe__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_1d_moe__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     return (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x0, (1/2)*x0 + 81/2500000), numpy.less_equal(x0, (10/19)*x0 + 107/5000000)), 59/5000000, numpy.where(numpy.less_equal(x0, (19/20)*x0 + 209/10000000), 9/400000, 7/250000))
 
 
-def nccl_1d_moe__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_1d_moe__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     x1 = (1/2)*x0
     return (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x0, x1 + 81/2500000), numpy.less_equal(x0, (10/19)*x0 + 107/5000000)), x1, numpy.where(numpy.less_equal(x0, (19/20)*x0 + 209/10000000), (5/19)*x0, (1/4)*x0))
 
 
-def nccl_1d_moe__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_1d_moe__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = 4*n_layers
     x1 = bw_ar_inter**(-1.0)
     x2 = (1/2)*q_len
@@ -2574,7 +2574,7 @@ def nccl_1d_moe__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model
     return t_kernel*x0, n_layers*numpy.where(numpy.where(x13, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x15, 1), numpy.less_equal(x14, 1), numpy.less_equal(x14/x15, 1)), 1, x14*numpy.where(numpy.less_equal(x15, 1), 1, x15**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x14, 1), 1, x14), 1)), 0, numpy.minimum(numpy.minimum((7/125000)*x22 + (7/125000)*x24 + x26 - 7/125000, (1/100000)*x22 + (3/2500000)*x24 + 2*x26 + 7/1250000), (17/1000000)*x22 + (1/400000)*x24 + (20/19)*x26 + 23/2000000)) + x10 + x34*numpy.where(numpy.where(x13, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x14)), n_active, numpy.where(numpy.less_equal(n_experts, x14), n_experts, x14)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, numpy.minimum(numpy.minimum((1/200000)*x29 + (3/5000000)*x31 + x33 + 31/5000000, (17/2000000)*x29 + (1/800000)*x31 + (10/19)*x33 + 51/4000000), (7/250000)*x29 + (7/250000)*x31 + x32*x6 - 7/250000)), n_layers*numpy.where(numpy.less_equal(x36, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x38 + (7/125000)*x39 + x40 - 7/125000, (1/100000)*x38 + (3/2500000)*x39 + 2*x40 + 7/1250000), (17/1000000)*x38 + (1/400000)*x39 + (20/19)*x40 + 23/2000000)), sigma_attn*n_layers*x54*(d_head*p_act*x43*x51/x52 + n_q*x42 + x4*x51/x47 + x42*x43 + x47*x49*x50 + x52*x53) + x54*(n_layers*(n_experts*x59*(1 - (1 - x61)**x48)*(d_ff*x41 + d_ff*x49*x61*x62 + x58*x61/x62) + x60*(d_ff_shared*x41 + d_ff_shared*x49*x57 + x58/x57)) + vocab*x41 + x55), sigma_attn*x63*x7*(2*n_attn + 2*n_unembed) + x63*(x0*x50*x7*(ctx + x2 - 1/2) + x7*(2*n_ff*x61 + x34*x64)), p*(n_attn + n_ff + n_unembed + n_layers*x64) + x55, x10
 
 
-def nccl_1d_moe__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_1d_moe__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = n_pp**(-1.0)
     x1 = b*x0
     x2 = numpy.less_equal(s, (1/2)*x1)
@@ -2673,11 +2673,11 @@ def nccl_1d_moe__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_mode
     return numpy.where(x67, n_layers*numpy.where(numpy.where(x2, numpy.less_equal(x5, 1), numpy.less_equal(x6, 1)), 0, numpy.minimum(numpy.minimum((7/125000)*x13 + (7/125000)*x15 + x24 - 7/125000, (1/100000)*x13 + (3/2500000)*x15 + 2*x24 + 7/1250000), (17/1000000)*x13 + (1/400000)*x15 + (20/19)*x24 + 23/2000000)) + x66, numpy.inf), n_layers*numpy.where(numpy.less_equal(x48, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x69 + (7/125000)*x70 + x72 - 7/125000, (1/100000)*x69 + (3/2500000)*x70 + 2*x72 + 7/1250000), (17/1000000)*x69 + (1/400000)*x70 + (20/19)*x72 + 23/2000000)), numpy.where(x67, n_layers*(numpy.where(x73, 0, numpy.minimum(numpy.minimum(x77 + x80, (20/19)*x77 + x82), 2*x77 + x81)) + numpy.where(x73, 0, numpy.minimum(numpy.minimum(x80 + x84, x81 + 2*x84), x82 + (20/19)*x84))) + x66, numpy.inf), n_layers*(numpy.where(x85, 0, numpy.minimum(numpy.minimum(x89 + x91, (20/19)*x89 + x93), 2*x89 + x92)) + numpy.where(x85, 0, numpy.minimum(numpy.minimum(x91 + x94, x92 + 2*x94), x93 + (20/19)*x94)))
 
 
-def nccl_2d_moe__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_2d_moe__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     return 4*n_layers*t_kernel
 
 
-def nccl_2d_moe__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_2d_moe__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
     x1 = numpy.less_equal(x0, 1)
     x2 = numpy.sqrt(numpy.ceil(n_gpu/(n_pp*sigma_attn*node_size)))
@@ -2692,7 +2692,7 @@ def nccl_2d_moe__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_
     return n_layers*(numpy.where(x1, 0, numpy.minimum(numpy.minimum(x10 + x7, (20/19)*x10 + x9), 2*x10 + x8)) + numpy.where(x1, 0, numpy.minimum(numpy.minimum(x5 + x7, (20/19)*x5 + x9), 2*x5 + x8)))
 
 
-def nccl_2d_moe__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_2d_moe__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = bw_ar_inter**(-1.0)
     x1 = n_gpu**(-1.0)
     x2 = (1/2)*b
@@ -2731,7 +2731,7 @@ def nccl_2d_moe__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, 
     return n_layers*(numpy.where(x22, 0, numpy.minimum(numpy.minimum(x28 + x31, (20/19)*x28 + x33), 2*x28 + x32)) + numpy.where(x22, 0, numpy.minimum(numpy.minimum(x31 + x34, x32 + 2*x34), x33 + (20/19)*x34))) + 2*n_layers*numpy.where(numpy.where(x8, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x9)), n_active, numpy.where(numpy.less_equal(n_experts, x9), n_experts, x9)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, numpy.minimum(numpy.minimum((1/200000)*x16 + (3/5000000)*x18 + x21 + 31/5000000, (17/2000000)*x16 + (1/800000)*x18 + (10/19)*x21 + 51/4000000), (7/250000)*x16 + (7/250000)*x18 + x20*x3 - 7/250000)) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x6 + 7/250000, (5/19)*x6 + 9/400000), x0*x3 + 59/5000000)
 
 
-def nccl_2d_moe__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_2d_moe__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = d_head*n_q
     x1 = d_model*p
     x2 = n_q + 2*n_q/g
@@ -2750,7 +2750,7 @@ def nccl_2d_moe__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_a
     return n_pp*sigma_attn*n_layers*(d_model*x12*x14 + d_model*x13/x10 + x0*x1 + x0*x10*x12 + x1*x3 + x13*x3/x14)/(hbm_bw*n_gpu)
 
 
-def nccl_2d_moe__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_2d_moe__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = d_model*p
     x1 = n_pp**(-1.0)
     x2 = b*x1
@@ -2768,20 +2768,20 @@ def nccl_2d_moe__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d
     return n_pp*(kv_bytes*ctx*x2 + n_layers*(n_experts*x3*(1 - (1 - x12)**x9)*(d_ff*x0 + d_ff*x10*x12*x13 + x11*x12/x13) + n_sh*x3*(d_ff_shared*x0 + d_ff_shared*x10*x8 + x11/x8)) + vocab*x0)/(hbm_bw*n_gpu)
 
 
-def nccl_2d_moe__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_2d_moe__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     return sigma_attn*b*q_len*(2*n_attn + 2*n_unembed)/(flops*n_gpu)
 
 
-def nccl_2d_moe__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_2d_moe__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = b*q_len
     return (4*d_head*n_layers*n_q*x0*(ctx + (1/2)*q_len - 1/2) + x0*(2*n_ff/s + 2*d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))/(flops*n_gpu)
 
 
-def nccl_2d_moe__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_2d_moe__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     return kv_bytes*ctx*b/n_pp + p*(n_attn + n_ff + n_unembed + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
-def nccl_2d_moe__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_2d_moe__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = bw_ar_inter**(-1.0)
     x1 = n_gpu**(-1.0)
     x2 = (1/2)*b
@@ -2831,7 +2831,7 @@ def nccl_2d_moe__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_mod
     return n_layers*(numpy.where(x33, 0, numpy.minimum(numpy.minimum(x39 + x42, (20/19)*x39 + x44), 2*x39 + x43)) + numpy.where(x33, 0, numpy.minimum(numpy.minimum(x42 + x45, x43 + 2*x45), x44 + (20/19)*x45))) + n_layers*(numpy.where(x8, 0, numpy.minimum(numpy.minimum(x16 + x19, (20/19)*x16 + x21), 2*x16 + x20)) + numpy.where(x8, 0, numpy.minimum(numpy.minimum(x19 + x22, x20 + 2*x22), x21 + (20/19)*x22))) + 2*n_layers*numpy.where(numpy.where(x23, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x11)), n_active, numpy.where(numpy.less_equal(n_experts, x11), n_experts, x11)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, numpy.minimum(numpy.minimum((1/200000)*x28 + (3/5000000)*x30 + x32 + 31/5000000, (17/2000000)*x28 + (1/800000)*x30 + (10/19)*x32 + 51/4000000), (7/250000)*x28 + x3*x31 + (7/250000)*x30 - 7/250000)) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x6 + 7/250000, (5/19)*x6 + 9/400000), x0*x3 + 59/5000000)
 
 
-def nccl_2d_moe__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_2d_moe__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = d_model*p
     x1 = d_head*x0
     x2 = n_q + 2*n_q/g
@@ -2861,13 +2861,13 @@ def nccl_2d_moe__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_mode
     return sigma_attn*n_layers*x17*(d_head*n_q*x10*x13 + d_head*x14*x2/x15 + d_model*x14/x10 + n_q*x1 + x1*x2 + x15*x16) + x17*(kv_bytes*ctx*x11 + n_layers*(n_experts*x18*(1 - (1 - x24)**x12)*(d_ff*x0 + d_ff*x13*x24*x25 + x23*x24/x25) + n_sh*x18*(d_ff_shared*x0 + d_ff_shared*x13*x22 + x23/x22)) + vocab*x0)
 
 
-def nccl_2d_moe__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_2d_moe__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = b*q_len
     x1 = 1/(flops*n_gpu)
     return sigma_attn*x0*x1*(2*n_attn + 2*n_unembed) + x1*(4*d_head*n_layers*n_q*x0*(ctx + (1/2)*q_len - 1/2) + x0*(2*n_ff/s + 2*d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))
 
 
-def nccl_2d_moe__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_2d_moe__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = 4*n_layers
     x1 = bw_ar_inter**(-1.0)
     x2 = n_gpu**(-1.0)
@@ -2950,11 +2950,11 @@ def nccl_2d_moe__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_mod
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed + n_layers*x16) + x36)), n_layers*(numpy.where(x47, 0, numpy.minimum(numpy.minimum(x53 + x56, (20/19)*x53 + x58), 2*x53 + x57)) + numpy.where(x47, 0, numpy.minimum(numpy.minimum(x56 + x60, x57 + 2*x60), x58 + (20/19)*x60))) + n_layers*(numpy.where(x68, 0, numpy.minimum(numpy.minimum(x72 + x75, (20/19)*x72 + x77), 2*x72 + x76)) + numpy.where(x68, 0, numpy.minimum(numpy.minimum(x75 + x78, x76 + 2*x78), x77 + (20/19)*x78))) + t_kernel*x0 + x13*numpy.where(numpy.where(x38, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x22)), n_active, numpy.where(numpy.less_equal(n_experts, x22), n_experts, x22)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, numpy.minimum(numpy.minimum((1/200000)*x63 + (3/5000000)*x65 + x67 + 31/5000000, (17/2000000)*x63 + (1/800000)*x65 + (10/19)*x67 + 51/4000000), x5*x66 + (7/250000)*x63 + (7/250000)*x65 - 7/250000)) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x9 + 7/250000, (5/19)*x9 + 9/400000), x1*x5 + 59/5000000) + numpy.maximum(sigma_attn*x10*x6*(2*n_attn + 2*n_unembed) + x10*(x0*x11*x6*(ctx + x3 - 1/2) + x6*(2*n_ff*x12 + x13*x16)), sigma_attn*n_layers*x35*(n_q*x18 + p_act*x31*x34/x32 + x11*x27*x30 + x18*x19 + x32*x33 + x31*x4/x27) + x35*(n_layers*(n_experts*x14*(1 - (1 - x12)**x29)*(d_ff*x12*x30*x46 + d_ff*x17 + x12*x45/x46) + n_sh*x14*(d_ff_shared*x17 + d_ff_shared*x30*x44 + x45/x44)) + vocab*x17 + x36)), numpy.inf)
 
 
-def nccl_2d_moe__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_2d_moe__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, kv_bytes*ctx*b/n_pp + p*(n_attn + n_ff + n_unembed + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))), 1, 0)
 
 
-def nccl_2d_moe__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_2d_moe__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = bw_ar_inter**(-1.0)
     x1 = n_gpu**(-1.0)
     x2 = (1/2)*b
@@ -2993,7 +2993,7 @@ def nccl_2d_moe__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model
     return 4*n_layers*t_kernel + n_layers*(numpy.where(x22, 0, numpy.minimum(numpy.minimum(x28 + x31, (20/19)*x28 + x33), 2*x28 + x32)) + numpy.where(x22, 0, numpy.minimum(numpy.minimum(x31 + x34, x32 + 2*x34), x33 + (20/19)*x34))) + 2*n_layers*numpy.where(numpy.where(x8, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x9)), n_active, numpy.where(numpy.less_equal(n_experts, x9), n_experts, x9)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, numpy.minimum(numpy.minimum((1/200000)*x16 + (3/5000000)*x18 + x21 + 31/5000000, (17/2000000)*x16 + (1/800000)*x18 + (10/19)*x21 + 51/4000000), (7/250000)*x16 + (7/250000)*x18 + x20*x3 - 7/250000)) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x6 + 7/250000, (5/19)*x6 + 9/400000), x0*x3 + 59/5000000)
 
 
-def nccl_2d_moe__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_2d_moe__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = bw_ar_inter**(-1.0)
     x1 = n_gpu**(-1.0)
     x2 = b*p_act*q_len*x1
@@ -3111,7 +3111,7 @@ def nccl_2d_moe__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_ac
     return n_layers*(numpy.where(x68, 0, numpy.where(numpy.where(x32, numpy.logical_and(numpy.greater_equal(x107, x108 + 77/1250000), numpy.greater_equal(x109, x108 - 59/10000000)), numpy.logical_and(numpy.greater_equal(x111, x112 + 77/1250000), numpy.greater_equal(x113, x112 - 59/10000000))), x74, numpy.where(numpy.where(x32, numpy.greater_equal(x107, x109 + 27/400000), numpy.greater_equal(x111, x113 + 27/400000)), x103, x104))) + numpy.where(x68, 0, numpy.where(numpy.where(x32, numpy.logical_and(numpy.greater_equal(x84, x86 + 77/1250000), numpy.greater_equal(x88, x86 - 59/10000000)), numpy.logical_and(numpy.greater_equal(x101, x99 - 59/10000000), numpy.greater_equal(x97, x99 + 77/1250000))), x74, numpy.where(numpy.where(x32, numpy.greater_equal(x84, x88 + 27/400000), numpy.greater_equal(x97, x101 + 27/400000)), x103, x104)))) + n_layers*(numpy.where(x8, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x22, x23 + 77/1250000), numpy.greater_equal(x25, x23 - 59/10000000)), x17, numpy.where(numpy.greater_equal(x22, x25 + 27/400000), x26, x27))) + numpy.where(x8, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x29, x30 + 77/1250000), numpy.greater_equal(x31, x30 - 59/10000000)), x17, numpy.where(numpy.greater_equal(x29, x31 + 27/400000), x26, x27)))) + 2*n_layers*numpy.where(numpy.where(x32, numpy.less_equal(x33, 1), numpy.less_equal(x34, 1)), 0, numpy.where(numpy.where(x32, numpy.logical_and(numpy.less_equal(x49, x51 + 131/20000000), numpy.less_equal(x49, x52 - 171/5000000)), numpy.logical_and(numpy.less_equal(x59, x61 + 131/20000000), numpy.less_equal(x59, x62 - 171/5000000))), x40*x41 + (3/5000000)*x42 + 31/5000000, numpy.where(numpy.where(x32, numpy.greater_equal(x52, x51 + 163/4000000), numpy.greater_equal(x62, x61 + 163/4000000)), (1/800000)*x42 + (17/2000000)*x63 + 51/4000000, (7/250000)*x42 + (7/250000)*x63 - 7/250000))) + (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x4, (10/19)*x4 + 107/5000000), numpy.less_equal(x4, x0*x6 + 81/2500000)), 59/5000000, numpy.where(numpy.less_equal(x4, (19/20)*x4 + 209/10000000), 9/400000, 7/250000))
 
 
-def nccl_2d_moe__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_2d_moe__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = bw_ar_inter**(-1.0)
     x1 = n_gpu**(-1.0)
     x2 = (1/2)*b
@@ -3221,7 +3221,7 @@ def nccl_2d_moe__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_
     return n_layers*(numpy.where(x66, 0, numpy.where(numpy.where(x34, numpy.logical_and(numpy.greater_equal(x79, x81 + 77/1250000), numpy.greater_equal(x83, x81 - 59/10000000)), numpy.logical_and(numpy.greater_equal(x91, x93 + 77/1250000), numpy.greater_equal(x95, x93 - 59/10000000))), 2*x71, numpy.where(numpy.where(x34, numpy.greater_equal(x79, x83 + 27/400000), numpy.greater_equal(x91, x95 + 27/400000)), (20/19)*x71, x71))) + numpy.where(x66, 0, numpy.where(numpy.where(x34, numpy.logical_and(numpy.greater_equal(x101, x100 - 59/10000000), numpy.greater_equal(x99, x100 + 77/1250000)), numpy.logical_and(numpy.greater_equal(x103, x104 + 77/1250000), numpy.greater_equal(x105, x104 - 59/10000000))), 2*x97, numpy.where(numpy.where(x34, numpy.greater_equal(x99, x101 + 27/400000), numpy.greater_equal(x103, x105 + 27/400000)), (20/19)*x97, x97)))) + n_layers*(numpy.where(x9, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x22, x24 + 77/1250000), numpy.greater_equal(x27, x24 - 59/10000000)), x18, numpy.where(numpy.greater_equal(x22, x27 + 27/400000), x25, x17))) + numpy.where(x9, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x30, x31 + 77/1250000), numpy.greater_equal(x33, x31 - 59/10000000)), x29, numpy.where(numpy.greater_equal(x30, x33 + 27/400000), x32, x28)))) + 2*n_layers*numpy.where(numpy.where(x34, numpy.less_equal(x35, 1), numpy.less_equal(x36, 1)), 0, numpy.where(numpy.where(x34, numpy.logical_and(numpy.less_equal(x50, x51 + 131/20000000), numpy.less_equal(x50, x52 - 171/5000000)), numpy.logical_and(numpy.less_equal(x59, x60 + 131/20000000), numpy.less_equal(x59, x61 - 171/5000000))), x43, numpy.where(numpy.where(x34, numpy.greater_equal(x52, x51 + 163/4000000), numpy.greater_equal(x61, x60 + 163/4000000)), (10/19)*x43, x3*x42))) + (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x7, x4 + 81/2500000), numpy.less_equal(x7, (10/19)*x7 + 107/5000000)), x4, numpy.where(numpy.less_equal(x7, (19/20)*x7 + 209/10000000), (5/19)*x7, (1/4)*x7))
 
 
-def nccl_2d_moe__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_2d_moe__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = 4*n_layers
     x1 = bw_ar_inter**(-1.0)
     x2 = n_gpu**(-1.0)
@@ -3292,23 +3292,23 @@ def nccl_2d_moe__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act,
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed + n_layers*x16) + x35)), n_layers*(numpy.where(x56, 0, numpy.minimum(numpy.minimum(x60 + x63, (20/19)*x60 + x65), 2*x60 + x64)) + numpy.where(x56, 0, numpy.minimum(numpy.minimum(x63 + x66, x64 + 2*x66), x65 + (20/19)*x66))) + t_kernel*x0 + x13*numpy.where(numpy.where(x37, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x22)), n_active, numpy.where(numpy.less_equal(n_experts, x22), n_experts, x22)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, numpy.minimum(numpy.minimum((1/200000)*x50 + (3/5000000)*x52 + x55 + 31/5000000, (17/2000000)*x50 + (1/800000)*x52 + (10/19)*x55 + 51/4000000), x5*x54 + (7/250000)*x50 + (7/250000)*x52 - 7/250000)) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x9 + 7/250000, (5/19)*x9 + 9/400000), x1*x5 + 59/5000000) + numpy.maximum(sigma_attn*x10*x6*(2*n_attn + 2*n_unembed) + x10*(x0*x11*x6*(ctx + x3 - 1/2) + x6*(2*n_ff*x12 + x13*x16)), sigma_attn*n_layers*x34*(d_head*p_act*x19*x31/x32 + n_q*x18 + x11*x27*x30 + x18*x19 + x32*x33 + x31*x4/x27) + x34*(n_layers*(n_experts*x14*(1 - (1 - x12)**x29)*(d_ff*x12*x30*x45 + d_ff*x17 + x12*x44/x45) + n_sh*x14*(d_ff_shared*x17 + d_ff_shared*x30*x43 + x44/x43)) + vocab*x17 + x35)), numpy.inf)
 
 
-def nccl_2d_moe__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_2d_moe__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     return (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x0 + 7/250000, (5/19)*x0 + 9/400000), (1/2)*x0 + 59/5000000)
 
 
-def nccl_2d_moe__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_2d_moe__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     return (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x0, (1/2)*x0 + 81/2500000), numpy.less_equal(x0, (10/19)*x0 + 107/5000000)), 59/5000000, numpy.where(numpy.less_equal(x0, (19/20)*x0 + 209/10000000), 9/400000, 7/250000))
 
 
-def nccl_2d_moe__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_2d_moe__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     x1 = (1/2)*x0
     return (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x0, x1 + 81/2500000), numpy.less_equal(x0, (10/19)*x0 + 107/5000000)), x1, numpy.where(numpy.less_equal(x0, (19/20)*x0 + 209/10000000), (5/19)*x0, (1/4)*x0))
 
 
-def nccl_2d_moe__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_2d_moe__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = 4*n_layers
     x1 = bw_ar_inter**(-1.0)
     x2 = n_gpu**(-1.0)
@@ -3392,11 +3392,11 @@ def nccl_2d_moe__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model
     return t_kernel*x0, n_layers*(numpy.where(x28, 0, numpy.minimum(numpy.minimum(x35 + x38, (20/19)*x35 + x40), 2*x35 + x39)) + numpy.where(x28, 0, numpy.minimum(numpy.minimum(x38 + x43, x39 + 2*x43), x40 + (20/19)*x43))) + x10 + x27*numpy.where(numpy.where(x13, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x14)), n_active, numpy.where(numpy.less_equal(n_experts, x14), n_experts, x14)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, numpy.minimum(numpy.minimum((1/200000)*x21 + (3/5000000)*x23 + x26 + 31/5000000, (17/2000000)*x21 + (1/800000)*x23 + (10/19)*x26 + 51/4000000), (7/250000)*x21 + (7/250000)*x23 + x25*x5 - 7/250000)), n_layers*(numpy.where(x45, 0, numpy.minimum(numpy.minimum(x51 + x53, (20/19)*x51 + x55), 2*x51 + x54)) + numpy.where(x45, 0, numpy.minimum(numpy.minimum(x53 + x58, x54 + 2*x58), x55 + (20/19)*x58))), sigma_attn*n_layers*x70*(n_q*x60 + p_act*x57*x67/x68 + x4*x67/x63 + x56*x60 + x63*x65*x66 + x68*x69) + x70*(n_layers*(n_experts*x72*(1 - (1 - x76)**x64)*(d_ff*x59 + d_ff*x65*x76*x77 + x75*x76/x77) + n_sh*x72*(d_ff_shared*x59 + d_ff_shared*x65*x74 + x75/x74)) + vocab*x59 + x71), sigma_attn*x6*x78*(2*n_attn + 2*n_unembed) + x78*(x0*x6*x66*(ctx + x3 - 1/2) + x6*(2*n_ff*x76 + x27*x79)), p*(n_attn + n_ff + n_unembed + n_layers*x79) + x71, x10
 
 
-def nccl_1d_moe_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_1d_moe_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     return 4*n_layers*t_kernel
 
 
-def nccl_1d_moe_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_1d_moe_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = n_gpu/(n_pp*sigma_attn)
     x1 = numpy.ceil(x0/node_size)
     x2 = numpy.log(x1)/numpy.log(2)
@@ -3405,7 +3405,7 @@ def nccl_1d_moe_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p
     return n_layers*numpy.where(numpy.less_equal(x0, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x2 + (7/125000)*x3 + x4 - 7/125000, (1/100000)*x2 + (3/2500000)*x3 + 2*x4 + 7/1250000), (17/1000000)*x2 + (1/400000)*x3 + (20/19)*x4 + 23/2000000))
 
 
-def nccl_1d_moe_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_1d_moe_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = bw_ar_inter**(-1.0)
     x1 = (1/2)*b
     x2 = d_model*p_act*q_len/n_gpu
@@ -3436,7 +3436,7 @@ def nccl_1d_moe_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_a
     return n_layers*numpy.where(numpy.where(x7, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x9, 1), numpy.less_equal(x8, 1), numpy.less_equal(x8/x9, 1)), 1, x8*numpy.where(numpy.less_equal(x9, 1), 1, x9**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x8, 1), 1, x8), 1)), 0, numpy.minimum(numpy.minimum((7/125000)*x15 + (7/125000)*x17 + x19 - 7/125000, (1/100000)*x15 + (3/2500000)*x17 + 2*x19 + 7/1250000), (17/1000000)*x15 + (1/400000)*x17 + (20/19)*x19 + 23/2000000)) + 2*n_layers*numpy.where(numpy.where(x7, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x8)), n_active, numpy.where(numpy.less_equal(n_experts, x8), n_experts, x8)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, numpy.minimum(numpy.minimum((1/200000)*x22 + (3/5000000)*x24 + x26 + 31/5000000, (17/2000000)*x22 + (1/800000)*x24 + (10/19)*x26 + 51/4000000), (7/250000)*x22 + (7/250000)*x24 + x25*x3 - 7/250000)) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x5 + 7/250000, (5/19)*x5 + 9/400000), x0*x3 + 59/5000000)
 
 
-def nccl_1d_moe_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_1d_moe_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = d_model*p
     x1 = d_head*n_q
     x2 = c_kv + c_q
@@ -3458,7 +3458,7 @@ def nccl_1d_moe_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p,
     return n_pp*sigma_attn*n_layers*(d_model*x11*x13 + d_model*x16/x15 + p*x2*x4 + x0*x1 + x0*x2 + x1*x13*x15 + x13*x17*x2 + x16*x4/x17 + x16*x2/x11)/(hbm_bw*n_gpu)
 
 
-def nccl_1d_moe_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_1d_moe_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = d_model*p
     x1 = n_pp**(-1.0)
     x2 = b*x1
@@ -3476,20 +3476,20 @@ def nccl_1d_moe_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_ac
     return n_pp*(kv_bytes*ctx*x2 + n_layers*(n_experts*x3*(1 - (1 - x12)**x9)*(d_ff*x0 + d_ff*x10*x12*x13 + x11*x12/x13) + n_sh*x3*(d_ff_shared*x0 + d_ff_shared*x10*x8 + x11/x8)) + vocab*x0)/(hbm_bw*n_gpu)
 
 
-def nccl_1d_moe_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_1d_moe_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     return sigma_attn*b*q_len*(2*n_attn + 2*n_unembed)/(flops*n_gpu)
 
 
-def nccl_1d_moe_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_1d_moe_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = b*q_len
     return (4*c_kv*n_layers*n_q*x0*(ctx + (1/2)*q_len - 1/2) + x0*(2*n_ff/s + 2*d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))/(flops*n_gpu)
 
 
-def nccl_1d_moe_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_1d_moe_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     return kv_bytes*ctx*b/n_pp + p*(n_attn + n_ff + n_unembed + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
-def nccl_1d_moe_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_1d_moe_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = bw_ar_inter**(-1.0)
     x1 = (1/2)*b
     x2 = d_model*p_act*q_len/n_gpu
@@ -3525,7 +3525,7 @@ def nccl_1d_moe_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d
     return n_layers*numpy.where(numpy.where(x16, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x17, 1), numpy.less_equal(x7, 1), numpy.less_equal(x7/x17, 1)), 1, x7*numpy.where(numpy.less_equal(x17, 1), 1, x17**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x7, 1), 1, x7), 1)), 0, numpy.minimum(numpy.minimum((7/125000)*x21 + (7/125000)*x23 + x24 - 7/125000, (1/100000)*x21 + (3/2500000)*x23 + 2*x24 + 7/1250000), (17/1000000)*x21 + (1/400000)*x23 + (20/19)*x24 + 23/2000000)) + 2*n_layers*numpy.where(numpy.where(x16, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x7)), n_active, numpy.where(numpy.less_equal(n_experts, x7), n_experts, x7)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, numpy.minimum(numpy.minimum((1/200000)*x27 + (3/5000000)*x29 + x31 + 31/5000000, (17/2000000)*x27 + (1/800000)*x29 + (10/19)*x31 + 51/4000000), (7/250000)*x27 + (7/250000)*x29 + x3*x30 - 7/250000)) + n_layers*numpy.where(numpy.less_equal(x8, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x12 + (7/125000)*x13 + x15 - 7/125000, (1/100000)*x12 + (3/2500000)*x13 + 2*x15 + 7/1250000), (17/1000000)*x12 + (1/400000)*x13 + (20/19)*x15 + 23/2000000)) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x5 + 7/250000, (5/19)*x5 + 9/400000), x0*x3 + 59/5000000)
 
 
-def nccl_1d_moe_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_1d_moe_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = d_model*p
     x1 = d_head*n_q
     x2 = c_kv + c_q
@@ -3559,13 +3559,13 @@ def nccl_1d_moe_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_
     return sigma_attn*n_layers*x21*(d_model*x19/x18 + p*x2*x4 + x0*x1 + x0*x2 + x1*x15*x18 + x12*x16 + x15*x2*x20 + x19*x4/x20 + x19*x2/x12) + x21*(kv_bytes*ctx*x13 + n_layers*(n_experts*x22*(1 - (1 - x28)**x14)*(d_ff*x0 + d_ff*x15*x28*x29 + x27*x28/x29) + n_sh*x22*(d_ff_shared*x0 + d_ff_shared*x15*x26 + x27/x26)) + vocab*x0)
 
 
-def nccl_1d_moe_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_1d_moe_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = b*q_len
     x1 = 1/(flops*n_gpu)
     return sigma_attn*x0*x1*(2*n_attn + 2*n_unembed) + x1*(4*c_kv*n_layers*n_q*x0*(ctx + (1/2)*q_len - 1/2) + x0*(2*n_ff/s + 2*d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))
 
 
-def nccl_1d_moe_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_1d_moe_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = 4*n_layers
     x1 = bw_ar_inter**(-1.0)
     x2 = (1/2)*q_len
@@ -3637,11 +3637,11 @@ def nccl_1d_moe_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed + n_layers*x26) + x46)), n_layers*numpy.where(numpy.where(x48, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x47, 1), numpy.less_equal(x12, 1), numpy.less_equal(x12/x47, 1)), 1, x12*numpy.where(numpy.less_equal(x47, 1), 1, x47**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x12, 1), 1, x12), 1)), 0, numpy.minimum(numpy.minimum((7/125000)*x57 + (7/125000)*x59 + x60 - 7/125000, (1/100000)*x57 + (3/2500000)*x59 + 2*x60 + 7/1250000), (17/1000000)*x57 + (1/400000)*x59 + (20/19)*x60 + 23/2000000)) + n_layers*numpy.where(numpy.less_equal(x13, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x17 + (7/125000)*x18 + x20 - 7/125000, (1/100000)*x17 + (3/2500000)*x18 + 2*x20 + 7/1250000), (17/1000000)*x17 + (1/400000)*x18 + (20/19)*x20 + 23/2000000)) + t_kernel*x0 + x23*numpy.where(numpy.where(x48, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x12)), n_active, numpy.where(numpy.less_equal(n_experts, x12), n_experts, x12)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, numpy.minimum(numpy.minimum((1/200000)*x63 + (3/5000000)*x65 + x67 + 31/5000000, (17/2000000)*x63 + (1/800000)*x65 + (10/19)*x67 + 51/4000000), x6*x66 + (7/250000)*x63 + (7/250000)*x65 - 7/250000)) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x9 + 7/250000, (5/19)*x9 + 9/400000), x1*x6 + 59/5000000) + numpy.maximum(sigma_attn*x21*x7*(2*n_attn + 2*n_unembed) + x21*(c_kv*n_q*x0*x7*(ctx + x2 - 1/2) + x7*(2*n_ff*x22 + x23*x26)), sigma_attn*n_layers*x45*(p*x29*x31 + x27*x28 + x27*x29 + x28*x40*x41 + x29*x41*x44 + x29*x43/x35 + x31*x43/x44 + x35*x38 + x4*x42/x40) + x45*(n_layers*(n_experts*x24*(1 - (1 - x22)**x37)*(d_ff*x22*x41*x55 + d_ff*x27 + x22*x54/x55) + x25*(d_ff_shared*x27 + d_ff_shared*x41*x53 + x54/x53)) + vocab*x27 + x46)), numpy.inf)
 
 
-def nccl_1d_moe_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_1d_moe_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, kv_bytes*ctx*b/n_pp + p*(n_attn + n_ff + n_unembed + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))), 1, 0)
 
 
-def nccl_1d_moe_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_1d_moe_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = bw_ar_inter**(-1.0)
     x1 = (1/2)*b
     x2 = d_model*p_act*q_len/n_gpu
@@ -3672,7 +3672,7 @@ def nccl_1d_moe_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_m
     return 4*n_layers*t_kernel + n_layers*numpy.where(numpy.where(x7, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x9, 1), numpy.less_equal(x8, 1), numpy.less_equal(x8/x9, 1)), 1, x8*numpy.where(numpy.less_equal(x9, 1), 1, x9**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x8, 1), 1, x8), 1)), 0, numpy.minimum(numpy.minimum((7/125000)*x15 + (7/125000)*x17 + x19 - 7/125000, (1/100000)*x15 + (3/2500000)*x17 + 2*x19 + 7/1250000), (17/1000000)*x15 + (1/400000)*x17 + (20/19)*x19 + 23/2000000)) + 2*n_layers*numpy.where(numpy.where(x7, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x8)), n_active, numpy.where(numpy.less_equal(n_experts, x8), n_experts, x8)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, numpy.minimum(numpy.minimum((1/200000)*x22 + (3/5000000)*x24 + x26 + 31/5000000, (17/2000000)*x22 + (1/800000)*x24 + (10/19)*x26 + 51/4000000), (7/250000)*x22 + (7/250000)*x24 + x25*x3 - 7/250000)) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x5 + 7/250000, (5/19)*x5 + 9/400000), x0*x3 + 59/5000000)
 
 
-def nccl_1d_moe_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_1d_moe_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = bw_ar_inter**(-1.0)
     x1 = d_model*p_act*q_len/n_gpu
     x2 = b*x1
@@ -3757,7 +3757,7 @@ def nccl_1d_moe_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, 
     return n_layers*numpy.where(numpy.where(x22, numpy.less_equal(x24, 1), numpy.less_equal(x25, 1)), 0, numpy.where(numpy.where(x22, numpy.logical_and(numpy.greater_equal(x39, x40 + 77/1250000), numpy.greater_equal(x41, x40 - 59/10000000)), numpy.logical_and(numpy.greater_equal(x48, x49 + 77/1250000), numpy.greater_equal(x50, x49 - 59/10000000))), x29*x30 + (3/2500000)*x31 + 7/1250000, numpy.where(numpy.where(x22, numpy.greater_equal(x39, x41 + 27/400000), numpy.greater_equal(x48, x50 + 27/400000)), (1/400000)*x31 + (17/1000000)*x51 + 23/2000000, (7/125000)*x31 + (7/125000)*x51 - 7/125000))) + 2*n_layers*numpy.where(numpy.where(x22, numpy.less_equal(x52, 1), numpy.less_equal(x53, 1)), 0, numpy.where(numpy.where(x22, numpy.logical_and(numpy.less_equal(x66, x68 + 131/20000000), numpy.less_equal(x66, x69 - 171/5000000)), numpy.logical_and(numpy.less_equal(x76, x78 + 131/20000000), numpy.less_equal(x76, x79 - 171/5000000))), x57*x58 + (3/5000000)*x59 + 31/5000000, numpy.where(numpy.where(x22, numpy.greater_equal(x69, x68 + 163/4000000), numpy.greater_equal(x79, x78 + 163/4000000)), (1/800000)*x59 + (17/2000000)*x80 + 51/4000000, (7/250000)*x59 + (7/250000)*x80 - 7/250000))) + n_layers*numpy.where(numpy.less_equal(x8, 1), 0, numpy.where(numpy.logical_and(numpy.greater_equal(x18, x19 + 77/1250000), numpy.greater_equal(x21, x19 - 59/10000000)), x14 + 7/1250000, numpy.where(numpy.greater_equal(x18, x21 + 27/400000), x20 + 23/2000000, x17 - 7/125000))) + (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x3, (10/19)*x3 + 107/5000000), numpy.less_equal(x3, x0*x5 + 81/2500000)), 59/5000000, numpy.where(numpy.less_equal(x3, (19/20)*x3 + 209/10000000), 9/400000, 7/250000))
 
 
-def nccl_1d_moe_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_1d_moe_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = bw_ar_inter**(-1.0)
     x1 = (1/2)*b
     x2 = d_model*p_act*q_len/n_gpu
@@ -3833,7 +3833,7 @@ def nccl_1d_moe_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p
     return n_layers*numpy.where(numpy.where(x22, numpy.less_equal(x24, 1), numpy.less_equal(x25, 1)), 0, numpy.where(numpy.where(x22, numpy.logical_and(numpy.greater_equal(x36, x37 + 77/1250000), numpy.greater_equal(x38, x37 - 59/10000000)), numpy.logical_and(numpy.greater_equal(x44, x45 + 77/1250000), numpy.greater_equal(x46, x45 - 59/10000000))), 2*x30, numpy.where(numpy.where(x22, numpy.greater_equal(x36, x38 + 27/400000), numpy.greater_equal(x44, x46 + 27/400000)), (20/19)*x30, x30))) + 2*n_layers*numpy.where(numpy.where(x22, numpy.less_equal(x47, 1), numpy.less_equal(x48, 1)), 0, numpy.where(numpy.where(x22, numpy.logical_and(numpy.less_equal(x60, x61 + 131/20000000), numpy.less_equal(x60, x62 - 171/5000000)), numpy.logical_and(numpy.less_equal(x69, x70 + 131/20000000), numpy.less_equal(x69, x71 - 171/5000000))), x53, numpy.where(numpy.where(x22, numpy.greater_equal(x62, x61 + 163/4000000), numpy.greater_equal(x71, x70 + 163/4000000)), (10/19)*x53, x3*x52))) + n_layers*numpy.where(numpy.less_equal(x9, 1), 0, numpy.where(numpy.logical_and(numpy.greater_equal(x18, x19 + 77/1250000), numpy.greater_equal(x21, x19 - 59/10000000)), x15, numpy.where(numpy.greater_equal(x18, x21 + 27/400000), x20, x14))) + (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x6, x4 + 81/2500000), numpy.less_equal(x6, (10/19)*x6 + 107/5000000)), x4, numpy.where(numpy.less_equal(x6, (19/20)*x6 + 209/10000000), (5/19)*x6, (1/4)*x6))
 
 
-def nccl_1d_moe_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_1d_moe_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = 4*n_layers
     x1 = bw_ar_inter**(-1.0)
     x2 = (1/2)*q_len
@@ -3901,23 +3901,23 @@ def nccl_1d_moe_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed + n_layers*x15) + x39)), n_layers*numpy.where(numpy.where(x41, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x40, 1), numpy.less_equal(x23, 1), numpy.less_equal(x23/x40, 1)), 1, x23*numpy.where(numpy.less_equal(x40, 1), 1, x40**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x23, 1), 1, x23), 1)), 0, numpy.minimum(numpy.minimum((7/125000)*x52 + (7/125000)*x54 + x56 - 7/125000, (1/100000)*x52 + (3/2500000)*x54 + 2*x56 + 7/1250000), (17/1000000)*x52 + (1/400000)*x54 + (20/19)*x56 + 23/2000000)) + t_kernel*x0 + x12*numpy.where(numpy.where(x41, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x23)), n_active, numpy.where(numpy.less_equal(n_experts, x23), n_experts, x23)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, numpy.minimum(numpy.minimum((1/200000)*x59 + (3/5000000)*x61 + x63 + 31/5000000, (17/2000000)*x59 + (1/800000)*x61 + (10/19)*x63 + 51/4000000), (7/250000)*x59 + x6*x62 + (7/250000)*x61 - 7/250000)) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x9 + 7/250000, (5/19)*x9 + 9/400000), x1*x6 + 59/5000000) + numpy.maximum(sigma_attn*x10*x7*(2*n_attn + 2*n_unembed) + x10*(c_kv*n_q*x0*x7*(ctx + x2 - 1/2) + x7*(2*n_ff*x11 + x12*x15)), sigma_attn*n_layers*x38*(p*x18*x20 + x16*x17 + x16*x18 + x17*x33*x34 + x18*x34*x37 + x18*x36/x28 + x20*x36/x37 + x28*x31 + x35*x4/x33) + x38*(n_layers*(n_experts*x13*(1 - (1 - x11)**x30)*(d_ff*x11*x34*x48 + d_ff*x16 + x11*x47/x48) + x14*(d_ff_shared*x16 + d_ff_shared*x34*x46 + x47/x46)) + vocab*x16 + x39)), numpy.inf)
 
 
-def nccl_1d_moe_mla__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_1d_moe_mla__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     return (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x0 + 7/250000, (5/19)*x0 + 9/400000), (1/2)*x0 + 59/5000000)
 
 
-def nccl_1d_moe_mla__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_1d_moe_mla__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     return (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x0, (1/2)*x0 + 81/2500000), numpy.less_equal(x0, (10/19)*x0 + 107/5000000)), 59/5000000, numpy.where(numpy.less_equal(x0, (19/20)*x0 + 209/10000000), 9/400000, 7/250000))
 
 
-def nccl_1d_moe_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_1d_moe_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     x1 = (1/2)*x0
     return (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x0, x1 + 81/2500000), numpy.less_equal(x0, (10/19)*x0 + 107/5000000)), x1, numpy.where(numpy.less_equal(x0, (19/20)*x0 + 209/10000000), (5/19)*x0, (1/4)*x0))
 
 
-def nccl_1d_moe_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_1d_moe_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = 4*n_layers
     x1 = bw_ar_inter**(-1.0)
     x2 = (1/2)*q_len
@@ -3990,7 +3990,7 @@ def nccl_1d_moe_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_m
     return t_kernel*x0, n_layers*numpy.where(numpy.where(x13, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x15, 1), numpy.less_equal(x14, 1), numpy.less_equal(x14/x15, 1)), 1, x14*numpy.where(numpy.less_equal(x15, 1), 1, x15**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x14, 1), 1, x14), 1)), 0, numpy.minimum(numpy.minimum((7/125000)*x22 + (7/125000)*x24 + x26 - 7/125000, (1/100000)*x22 + (3/2500000)*x24 + 2*x26 + 7/1250000), (17/1000000)*x22 + (1/400000)*x24 + (20/19)*x26 + 23/2000000)) + x10 + x34*numpy.where(numpy.where(x13, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x14)), n_active, numpy.where(numpy.less_equal(n_experts, x14), n_experts, x14)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, numpy.minimum(numpy.minimum((1/200000)*x29 + (3/5000000)*x31 + x33 + 31/5000000, (17/2000000)*x29 + (1/800000)*x31 + (10/19)*x33 + 51/4000000), (7/250000)*x29 + (7/250000)*x31 + x32*x6 - 7/250000)), n_layers*numpy.where(numpy.less_equal(x36, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x38 + (7/125000)*x39 + x40 - 7/125000, (1/100000)*x38 + (3/2500000)*x39 + 2*x40 + 7/1250000), (17/1000000)*x38 + (1/400000)*x39 + (20/19)*x40 + 23/2000000)), sigma_attn*n_layers*x58*(p*x43*x45 + x4*x55/x53 + x41*x42 + x41*x43 + x42*x53*x54 + x43*x54*x57 + x43*x56/x49 + x45*x56/x57 + x49*x51) + x58*(n_layers*(n_experts*x63*(1 - (1 - x65)**x50)*(d_ff*x41 + d_ff*x54*x65*x66 + x62*x65/x66) + x64*(d_ff_shared*x41 + d_ff_shared*x54*x61 + x62/x61)) + vocab*x41 + x59), sigma_attn*x67*x7*(2*n_attn + 2*n_unembed) + x67*(c_kv*n_q*x0*x7*(ctx + x2 - 1/2) + x7*(2*n_ff*x65 + x34*x68)), p*(n_attn + n_ff + n_unembed + n_layers*x68) + x59, x10
 
 
-def nccl_1d_moe_mla__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_1d_moe_mla__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = n_pp**(-1.0)
     x1 = b*x0
     x2 = numpy.less_equal(s, (1/2)*x1)
@@ -4092,11 +4092,11 @@ def nccl_1d_moe_mla__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_
     return numpy.where(x71, n_layers*numpy.where(numpy.where(x2, numpy.less_equal(x5, 1), numpy.less_equal(x6, 1)), 0, numpy.minimum(numpy.minimum((7/125000)*x13 + (7/125000)*x15 + x24 - 7/125000, (1/100000)*x13 + (3/2500000)*x15 + 2*x24 + 7/1250000), (17/1000000)*x13 + (1/400000)*x15 + (20/19)*x24 + 23/2000000)) + x70, numpy.inf), n_layers*numpy.where(numpy.less_equal(x49, 1), 0, numpy.minimum(numpy.minimum((7/125000)*x73 + (7/125000)*x74 + x76 - 7/125000, (1/100000)*x73 + (3/2500000)*x74 + 2*x76 + 7/1250000), (17/1000000)*x73 + (1/400000)*x74 + (20/19)*x76 + 23/2000000)), numpy.where(x71, n_layers*(numpy.where(x77, 0, numpy.minimum(numpy.minimum(x81 + x84, (20/19)*x81 + x86), 2*x81 + x85)) + numpy.where(x77, 0, numpy.minimum(numpy.minimum(x84 + x87, x85 + 2*x87), x86 + (20/19)*x87))) + x70, numpy.inf), n_layers*(numpy.where(x88, 0, numpy.minimum(numpy.minimum(x92 + x94, (20/19)*x92 + x96), 2*x92 + x95)) + numpy.where(x88, 0, numpy.minimum(numpy.minimum(x94 + x97, x95 + 2*x97), x96 + (20/19)*x97)))
 
 
-def nccl_2d_moe_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_2d_moe_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     return 4*n_layers*t_kernel
 
 
-def nccl_2d_moe_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_2d_moe_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
     x1 = numpy.less_equal(x0, 1)
     x2 = numpy.sqrt(numpy.ceil(n_gpu/(n_pp*sigma_attn*node_size)))
@@ -4111,7 +4111,7 @@ def nccl_2d_moe_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p
     return n_layers*(numpy.where(x1, 0, numpy.minimum(numpy.minimum(x10 + x7, (20/19)*x10 + x9), 2*x10 + x8)) + numpy.where(x1, 0, numpy.minimum(numpy.minimum(x5 + x7, (20/19)*x5 + x9), 2*x5 + x8)))
 
 
-def nccl_2d_moe_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_2d_moe_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = bw_ar_inter**(-1.0)
     x1 = n_gpu**(-1.0)
     x2 = (1/2)*b
@@ -4150,7 +4150,7 @@ def nccl_2d_moe_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_a
     return n_layers*(numpy.where(x22, 0, numpy.minimum(numpy.minimum(x28 + x31, (20/19)*x28 + x33), 2*x28 + x32)) + numpy.where(x22, 0, numpy.minimum(numpy.minimum(x31 + x34, x32 + 2*x34), x33 + (20/19)*x34))) + 2*n_layers*numpy.where(numpy.where(x8, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x9)), n_active, numpy.where(numpy.less_equal(n_experts, x9), n_experts, x9)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, numpy.minimum(numpy.minimum((1/200000)*x16 + (3/5000000)*x18 + x21 + 31/5000000, (17/2000000)*x16 + (1/800000)*x18 + (10/19)*x21 + 51/4000000), (7/250000)*x16 + (7/250000)*x18 + x20*x3 - 7/250000)) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x6 + 7/250000, (5/19)*x6 + 9/400000), x0*x3 + 59/5000000)
 
 
-def nccl_2d_moe_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_2d_moe_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = d_model*p
     x1 = d_head*n_q
     x2 = c_kv + c_q
@@ -4172,7 +4172,7 @@ def nccl_2d_moe_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p,
     return n_pp*sigma_attn*n_layers*(d_model*x11*x13 + d_model*x16/x15 + p*x2*x4 + x0*x1 + x0*x2 + x1*x13*x15 + x13*x17*x2 + x16*x4/x17 + x16*x2/x11)/(hbm_bw*n_gpu)
 
 
-def nccl_2d_moe_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_2d_moe_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = d_model*p
     x1 = n_pp**(-1.0)
     x2 = b*x1
@@ -4190,20 +4190,20 @@ def nccl_2d_moe_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_ac
     return n_pp*(kv_bytes*ctx*x2 + n_layers*(n_experts*x3*(1 - (1 - x12)**x9)*(d_ff*x0 + d_ff*x10*x12*x13 + x11*x12/x13) + n_sh*x3*(d_ff_shared*x0 + d_ff_shared*x10*x8 + x11/x8)) + vocab*x0)/(hbm_bw*n_gpu)
 
 
-def nccl_2d_moe_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_2d_moe_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     return sigma_attn*b*q_len*(2*n_attn + 2*n_unembed)/(flops*n_gpu)
 
 
-def nccl_2d_moe_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_2d_moe_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = b*q_len
     return (4*c_kv*n_layers*n_q*x0*(ctx + (1/2)*q_len - 1/2) + x0*(2*n_ff/s + 2*d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))/(flops*n_gpu)
 
 
-def nccl_2d_moe_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_2d_moe_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     return kv_bytes*ctx*b/n_pp + p*(n_attn + n_ff + n_unembed + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
-def nccl_2d_moe_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_2d_moe_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = bw_ar_inter**(-1.0)
     x1 = n_gpu**(-1.0)
     x2 = (1/2)*b
@@ -4253,7 +4253,7 @@ def nccl_2d_moe_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d
     return n_layers*(numpy.where(x33, 0, numpy.minimum(numpy.minimum(x39 + x42, (20/19)*x39 + x44), 2*x39 + x43)) + numpy.where(x33, 0, numpy.minimum(numpy.minimum(x42 + x45, x43 + 2*x45), x44 + (20/19)*x45))) + n_layers*(numpy.where(x8, 0, numpy.minimum(numpy.minimum(x16 + x19, (20/19)*x16 + x21), 2*x16 + x20)) + numpy.where(x8, 0, numpy.minimum(numpy.minimum(x19 + x22, x20 + 2*x22), x21 + (20/19)*x22))) + 2*n_layers*numpy.where(numpy.where(x23, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x11)), n_active, numpy.where(numpy.less_equal(n_experts, x11), n_experts, x11)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, numpy.minimum(numpy.minimum((1/200000)*x28 + (3/5000000)*x30 + x32 + 31/5000000, (17/2000000)*x28 + (1/800000)*x30 + (10/19)*x32 + 51/4000000), (7/250000)*x28 + x3*x31 + (7/250000)*x30 - 7/250000)) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x6 + 7/250000, (5/19)*x6 + 9/400000), x0*x3 + 59/5000000)
 
 
-def nccl_2d_moe_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_2d_moe_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = d_model*p
     x1 = d_head*n_q
     x2 = c_kv + c_q
@@ -4287,13 +4287,13 @@ def nccl_2d_moe_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_
     return sigma_attn*n_layers*x21*(d_model*x19/x18 + p*x2*x4 + x0*x1 + x0*x2 + x1*x15*x18 + x12*x16 + x15*x2*x20 + x19*x4/x20 + x19*x2/x12) + x21*(kv_bytes*ctx*x13 + n_layers*(n_experts*x22*(1 - (1 - x28)**x14)*(d_ff*x0 + d_ff*x15*x28*x29 + x27*x28/x29) + n_sh*x22*(d_ff_shared*x0 + d_ff_shared*x15*x26 + x27/x26)) + vocab*x0)
 
 
-def nccl_2d_moe_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_2d_moe_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = b*q_len
     x1 = 1/(flops*n_gpu)
     return sigma_attn*x0*x1*(2*n_attn + 2*n_unembed) + x1*(4*c_kv*n_layers*n_q*x0*(ctx + (1/2)*q_len - 1/2) + x0*(2*n_ff/s + 2*d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))
 
 
-def nccl_2d_moe_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_2d_moe_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = 4*n_layers
     x1 = bw_ar_inter**(-1.0)
     x2 = n_gpu**(-1.0)
@@ -4379,11 +4379,11 @@ def nccl_2d_moe_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed + n_layers*x36) + x53)), n_layers*(numpy.where(x11, 0, numpy.minimum(numpy.minimum(x21 + x24, (20/19)*x21 + x26), 2*x21 + x25)) + numpy.where(x11, 0, numpy.minimum(numpy.minimum(x24 + x30, x25 + 2*x30), x26 + (20/19)*x30))) + n_layers*(numpy.where(x71, 0, numpy.minimum(numpy.minimum(x75 + x78, (20/19)*x75 + x80), 2*x75 + x79)) + numpy.where(x71, 0, numpy.minimum(numpy.minimum(x78 + x81, x79 + 2*x81), x80 + (20/19)*x81))) + t_kernel*x0 + x33*numpy.where(numpy.where(x55, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x15)), n_active, numpy.where(numpy.less_equal(n_experts, x15), n_experts, x15)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, numpy.minimum(numpy.minimum((1/200000)*x66 + (3/5000000)*x68 + x70 + 31/5000000, (17/2000000)*x66 + (1/800000)*x68 + (10/19)*x70 + 51/4000000), x5*x69 + (7/250000)*x66 + (7/250000)*x68 - 7/250000)) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x9 + 7/250000, (5/19)*x9 + 9/400000), x1*x5 + 59/5000000) + numpy.maximum(sigma_attn*x31*x6*(2*n_attn + 2*n_unembed) + x31*(c_kv*n_q*x0*x6*(ctx + x3 - 1/2) + x6*(2*n_ff*x32 + x33*x36)), sigma_attn*n_layers*x52*(p*x28*x39 + x28*x50/x51 + x37*x38 + x37*x39 + x38*x47*x48 + x39*x48*x51 + x39*x50/x42 + x4*x49/x47 + x42*x45) + x52*(n_layers*(n_experts*x34*(1 - (1 - x32)**x44)*(d_ff*x32*x48*x63 + d_ff*x37 + x32*x62/x63) + n_sh*x34*(d_ff_shared*x37 + d_ff_shared*x48*x61 + x62/x61)) + vocab*x37 + x53)), numpy.inf)
 
 
-def nccl_2d_moe_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_2d_moe_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, kv_bytes*ctx*b/n_pp + p*(n_attn + n_ff + n_unembed + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))), 1, 0)
 
 
-def nccl_2d_moe_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_2d_moe_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = bw_ar_inter**(-1.0)
     x1 = n_gpu**(-1.0)
     x2 = (1/2)*b
@@ -4422,7 +4422,7 @@ def nccl_2d_moe_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_m
     return 4*n_layers*t_kernel + n_layers*(numpy.where(x22, 0, numpy.minimum(numpy.minimum(x28 + x31, (20/19)*x28 + x33), 2*x28 + x32)) + numpy.where(x22, 0, numpy.minimum(numpy.minimum(x31 + x34, x32 + 2*x34), x33 + (20/19)*x34))) + 2*n_layers*numpy.where(numpy.where(x8, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x9)), n_active, numpy.where(numpy.less_equal(n_experts, x9), n_experts, x9)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, numpy.minimum(numpy.minimum((1/200000)*x16 + (3/5000000)*x18 + x21 + 31/5000000, (17/2000000)*x16 + (1/800000)*x18 + (10/19)*x21 + 51/4000000), (7/250000)*x16 + (7/250000)*x18 + x20*x3 - 7/250000)) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x6 + 7/250000, (5/19)*x6 + 9/400000), x0*x3 + 59/5000000)
 
 
-def nccl_2d_moe_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_2d_moe_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = bw_ar_inter**(-1.0)
     x1 = n_gpu**(-1.0)
     x2 = b*p_act*q_len*x1
@@ -4540,7 +4540,7 @@ def nccl_2d_moe_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, 
     return n_layers*(numpy.where(x68, 0, numpy.where(numpy.where(x32, numpy.logical_and(numpy.greater_equal(x107, x108 + 77/1250000), numpy.greater_equal(x109, x108 - 59/10000000)), numpy.logical_and(numpy.greater_equal(x111, x112 + 77/1250000), numpy.greater_equal(x113, x112 - 59/10000000))), x74, numpy.where(numpy.where(x32, numpy.greater_equal(x107, x109 + 27/400000), numpy.greater_equal(x111, x113 + 27/400000)), x103, x104))) + numpy.where(x68, 0, numpy.where(numpy.where(x32, numpy.logical_and(numpy.greater_equal(x84, x86 + 77/1250000), numpy.greater_equal(x88, x86 - 59/10000000)), numpy.logical_and(numpy.greater_equal(x101, x99 - 59/10000000), numpy.greater_equal(x97, x99 + 77/1250000))), x74, numpy.where(numpy.where(x32, numpy.greater_equal(x84, x88 + 27/400000), numpy.greater_equal(x97, x101 + 27/400000)), x103, x104)))) + n_layers*(numpy.where(x8, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x22, x23 + 77/1250000), numpy.greater_equal(x25, x23 - 59/10000000)), x17, numpy.where(numpy.greater_equal(x22, x25 + 27/400000), x26, x27))) + numpy.where(x8, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x29, x30 + 77/1250000), numpy.greater_equal(x31, x30 - 59/10000000)), x17, numpy.where(numpy.greater_equal(x29, x31 + 27/400000), x26, x27)))) + 2*n_layers*numpy.where(numpy.where(x32, numpy.less_equal(x33, 1), numpy.less_equal(x34, 1)), 0, numpy.where(numpy.where(x32, numpy.logical_and(numpy.less_equal(x49, x51 + 131/20000000), numpy.less_equal(x49, x52 - 171/5000000)), numpy.logical_and(numpy.less_equal(x59, x61 + 131/20000000), numpy.less_equal(x59, x62 - 171/5000000))), x40*x41 + (3/5000000)*x42 + 31/5000000, numpy.where(numpy.where(x32, numpy.greater_equal(x52, x51 + 163/4000000), numpy.greater_equal(x62, x61 + 163/4000000)), (1/800000)*x42 + (17/2000000)*x63 + 51/4000000, (7/250000)*x42 + (7/250000)*x63 - 7/250000))) + (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x4, (10/19)*x4 + 107/5000000), numpy.less_equal(x4, x0*x6 + 81/2500000)), 59/5000000, numpy.where(numpy.less_equal(x4, (19/20)*x4 + 209/10000000), 9/400000, 7/250000))
 
 
-def nccl_2d_moe_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_2d_moe_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = bw_ar_inter**(-1.0)
     x1 = n_gpu**(-1.0)
     x2 = (1/2)*b
@@ -4650,7 +4650,7 @@ def nccl_2d_moe_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p
     return n_layers*(numpy.where(x66, 0, numpy.where(numpy.where(x34, numpy.logical_and(numpy.greater_equal(x79, x81 + 77/1250000), numpy.greater_equal(x83, x81 - 59/10000000)), numpy.logical_and(numpy.greater_equal(x91, x93 + 77/1250000), numpy.greater_equal(x95, x93 - 59/10000000))), 2*x71, numpy.where(numpy.where(x34, numpy.greater_equal(x79, x83 + 27/400000), numpy.greater_equal(x91, x95 + 27/400000)), (20/19)*x71, x71))) + numpy.where(x66, 0, numpy.where(numpy.where(x34, numpy.logical_and(numpy.greater_equal(x101, x100 - 59/10000000), numpy.greater_equal(x99, x100 + 77/1250000)), numpy.logical_and(numpy.greater_equal(x103, x104 + 77/1250000), numpy.greater_equal(x105, x104 - 59/10000000))), 2*x97, numpy.where(numpy.where(x34, numpy.greater_equal(x99, x101 + 27/400000), numpy.greater_equal(x103, x105 + 27/400000)), (20/19)*x97, x97)))) + n_layers*(numpy.where(x9, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x22, x24 + 77/1250000), numpy.greater_equal(x27, x24 - 59/10000000)), x18, numpy.where(numpy.greater_equal(x22, x27 + 27/400000), x25, x17))) + numpy.where(x9, 0, numpy.where(numpy.logical_and(numpy.greater_equal(x30, x31 + 77/1250000), numpy.greater_equal(x33, x31 - 59/10000000)), x29, numpy.where(numpy.greater_equal(x30, x33 + 27/400000), x32, x28)))) + 2*n_layers*numpy.where(numpy.where(x34, numpy.less_equal(x35, 1), numpy.less_equal(x36, 1)), 0, numpy.where(numpy.where(x34, numpy.logical_and(numpy.less_equal(x50, x51 + 131/20000000), numpy.less_equal(x50, x52 - 171/5000000)), numpy.logical_and(numpy.less_equal(x59, x60 + 131/20000000), numpy.less_equal(x59, x61 - 171/5000000))), x43, numpy.where(numpy.where(x34, numpy.greater_equal(x52, x51 + 163/4000000), numpy.greater_equal(x61, x60 + 163/4000000)), (10/19)*x43, x3*x42))) + (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x7, x4 + 81/2500000), numpy.less_equal(x7, (10/19)*x7 + 107/5000000)), x4, numpy.where(numpy.less_equal(x7, (19/20)*x7 + 209/10000000), (5/19)*x7, (1/4)*x7))
 
 
-def nccl_2d_moe_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_2d_moe_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = 4*n_layers
     x1 = bw_ar_inter**(-1.0)
     x2 = n_gpu**(-1.0)
@@ -4725,23 +4725,23 @@ def nccl_2d_moe_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed + n_layers*x15) + x39)), n_layers*(numpy.where(x60, 0, numpy.minimum(numpy.minimum(x64 + x67, (20/19)*x64 + x69), 2*x64 + x68)) + numpy.where(x60, 0, numpy.minimum(numpy.minimum(x67 + x70, x68 + 2*x70), x69 + (20/19)*x70))) + t_kernel*x0 + x12*numpy.where(numpy.where(x41, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x23)), n_active, numpy.where(numpy.less_equal(n_experts, x23), n_experts, x23)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, numpy.minimum(numpy.minimum((1/200000)*x54 + (3/5000000)*x56 + x59 + 31/5000000, (17/2000000)*x54 + (1/800000)*x56 + (10/19)*x59 + 51/4000000), x5*x58 + (7/250000)*x54 + (7/250000)*x56 - 7/250000)) + (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x9 + 7/250000, (5/19)*x9 + 9/400000), x1*x5 + 59/5000000) + numpy.maximum(sigma_attn*x10*x6*(2*n_attn + 2*n_unembed) + x10*(c_kv*n_q*x0*x6*(ctx + x3 - 1/2) + x6*(2*n_ff*x11 + x12*x15)), sigma_attn*n_layers*x38*(p*x18*x20 + x16*x17 + x16*x18 + x17*x33*x34 + x18*x34*x37 + x18*x36/x28 + x20*x36/x37 + x28*x31 + x35*x4/x33) + x38*(n_layers*(n_experts*x13*(1 - (1 - x11)**x30)*(d_ff*x11*x34*x49 + d_ff*x16 + x11*x48/x49) + n_sh*x13*(d_ff_shared*x16 + d_ff_shared*x34*x47 + x48/x47)) + vocab*x16 + x39)), numpy.inf)
 
 
-def nccl_2d_moe_mla__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_2d_moe_mla__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     return (n_pp - 1)*numpy.minimum(numpy.minimum((1/4)*x0 + 7/250000, (5/19)*x0 + 9/400000), (1/2)*x0 + 59/5000000)
 
 
-def nccl_2d_moe_mla__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_2d_moe_mla__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     return (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x0, (1/2)*x0 + 81/2500000), numpy.less_equal(x0, (10/19)*x0 + 107/5000000)), 59/5000000, numpy.where(numpy.less_equal(x0, (19/20)*x0 + 209/10000000), 9/400000, 7/250000))
 
 
-def nccl_2d_moe_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_2d_moe_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     x1 = (1/2)*x0
     return (n_pp - 1)*numpy.where(numpy.logical_and(numpy.less_equal(x0, x1 + 81/2500000), numpy.less_equal(x0, (10/19)*x0 + 107/5000000)), x1, numpy.where(numpy.less_equal(x0, (19/20)*x0 + 209/10000000), (5/19)*x0, (1/4)*x0))
 
 
-def nccl_2d_moe_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def nccl_2d_moe_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = 4*n_layers
     x1 = bw_ar_inter**(-1.0)
     x2 = n_gpu**(-1.0)
@@ -4828,22 +4828,22 @@ def nccl_2d_moe_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_m
     return t_kernel*x0, n_layers*(numpy.where(x28, 0, numpy.minimum(numpy.minimum(x35 + x38, (20/19)*x35 + x40), 2*x35 + x39)) + numpy.where(x28, 0, numpy.minimum(numpy.minimum(x38 + x43, x39 + 2*x43), x40 + (20/19)*x43))) + x10 + x27*numpy.where(numpy.where(x13, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x14)), n_active, numpy.where(numpy.less_equal(n_experts, x14), n_experts, x14)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, numpy.minimum(numpy.minimum((1/200000)*x21 + (3/5000000)*x23 + x26 + 31/5000000, (17/2000000)*x21 + (1/800000)*x23 + (10/19)*x26 + 51/4000000), (7/250000)*x21 + (7/250000)*x23 + x25*x5 - 7/250000)), n_layers*(numpy.where(x45, 0, numpy.minimum(numpy.minimum(x51 + x53, (20/19)*x51 + x55), 2*x51 + x54)) + numpy.where(x45, 0, numpy.minimum(numpy.minimum(x53 + x58, x54 + 2*x58), x55 + (20/19)*x58))), sigma_attn*n_layers*x73*(p*x57*x61 + x4*x70/x68 + x57*x71/x72 + x59*x60 + x59*x61 + x60*x68*x69 + x61*x69*x72 + x61*x71/x64 + x64*x66) + x73*(n_layers*(n_experts*x75*(1 - (1 - x79)**x65)*(d_ff*x59 + d_ff*x69*x79*x80 + x78*x79/x80) + n_sh*x75*(d_ff_shared*x59 + d_ff_shared*x69*x77 + x78/x77)) + vocab*x59 + x74), sigma_attn*x6*x81*(2*n_attn + 2*n_unembed) + x81*(c_kv*n_q*x0*x6*(ctx + x3 - 1/2) + x6*(2*n_ff*x79 + x27*x82)), p*(n_attn + n_ff + n_unembed + n_layers*x82) + x74, x10
 
 
-def torus_1d__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_1d__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     return 4*n_layers*t_kernel
 
 
-def torus_1d__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_1d__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = n_gpu/(n_pp*sigma_attn)
     return n_layers*numpy.where(numpy.less_equal(x0, 1), 0, (1/500000)*x0 - 1/500000 + sigma_attn*b*d_model*p_act*q_len*(x0 - 1)/(n_gpu*bw_ar_inter))
 
 
-def torus_1d__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_1d__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     x1 = numpy.maximum(1, n_gpu/n_pp)
     return n_layers*numpy.where(numpy.less_equal(x1, 1), 0, n_ff_out*x0*(n_active + n_sh)*(x1 - 1) + (1/500000)*x1 - 1/500000) + (n_pp - 1)*((1/4)*x0 + 1/1000000)
 
 
-def torus_1d__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_1d__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = d_head*n_q
     x1 = d_model*p
     x2 = n_q + 2*n_q/g
@@ -4862,7 +4862,7 @@ def torus_1d__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act,
     return n_pp*sigma_attn*n_layers*(d_model*x12*x14 + d_model*x13/x10 + x0*x1 + x0*x10*x12 + x1*x3 + x13*x3/x14)/(hbm_bw*n_gpu)
 
 
-def torus_1d__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_1d__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = d_model*p
     x1 = n_pp**(-1.0)
     x2 = b*x1
@@ -4879,20 +4879,20 @@ def torus_1d__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_mo
     return n_pp*(kv_bytes*ctx*x2 + n_layers*(n_experts*x3*(1 - (1 - x11)**x8)*(d_ff*x0 + d_ff*x11*x12*x9 + x10*x11/x12) + n_sh*x3*(d_ff_shared*x0 + d_ff_shared*x7*x9 + x10/x7)) + vocab*x0)/(hbm_bw*n_gpu)
 
 
-def torus_1d__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_1d__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     return sigma_attn*b*q_len*(2*n_attn + 2*n_unembed)/(flops*n_gpu)
 
 
-def torus_1d__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_1d__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = b*q_len
     return (4*d_head*n_layers*n_q*x0*(ctx + (1/2)*q_len - 1/2) + x0*(2*n_ff/s + 2*d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))/(flops*n_gpu)
 
 
-def torus_1d__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_1d__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     return kv_bytes*ctx*b/n_pp + p*(n_attn + n_ff + n_unembed + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
-def torus_1d__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_1d__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     x1 = n_gpu/n_pp
     x2 = x1/sigma_attn
@@ -4900,7 +4900,7 @@ def torus_1d__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model,
     return n_layers*numpy.where(numpy.less_equal(x2, 1), 0, sigma_attn*x0*(x2 - 1) + (1/500000)*x2 - 1/500000) + n_layers*numpy.where(numpy.less_equal(x3, 1), 0, n_ff_out*x0*(n_active + n_sh)*(x3 - 1) + (1/500000)*x3 - 1/500000) + (n_pp - 1)*((1/4)*x0 + 1/1000000)
 
 
-def torus_1d__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_1d__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = d_model*p
     x1 = n_pp**(-1.0)
     x2 = b*x1
@@ -4929,13 +4929,13 @@ def torus_1d__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, 
     return sigma_attn*n_layers*x15*(d_head*n_q*x10*x22 + d_head*x17*x23/x24 + d_model*x23/x22 + n_q*x16 + x11*x24 + x16*x17) + x15*(kv_bytes*ctx*x2 + n_layers*(n_experts*x3*(1 - (1 - x13)**x9)*(d_ff*x0 + d_ff*x10*x13*x14 + x12*x13/x14) + n_sh*x3*(d_ff_shared*x0 + d_ff_shared*x10*x8 + x12/x8)) + vocab*x0)
 
 
-def torus_1d__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_1d__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = b*q_len
     x1 = 1/(flops*n_gpu)
     return sigma_attn*x0*x1*(2*n_attn + 2*n_unembed) + x1*(4*d_head*n_layers*n_q*x0*(ctx + (1/2)*q_len - 1/2) + x0*(2*n_ff/s + 2*d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))
 
 
-def torus_1d__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_1d__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = 4*n_layers
     x1 = b*q_len
     x2 = p_act*x1
@@ -4976,24 +4976,24 @@ def torus_1d__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model,
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed + x18) + x20)), n_layers*numpy.where(numpy.less_equal(x10, 1), 0, d_model*p_act*x11*x5*(x10 - 1) + (1/500000)*x10 - 1/500000) + n_layers*numpy.where(numpy.less_equal(x12, 1), 0, n_ff_out*x6*(n_active + n_sh)*(x12 - 1) + (1/500000)*x12 - 1/500000) + t_kernel*x0 + (n_pp - 1)*((1/4)*x6 + 1/1000000) + numpy.maximum(x11*x13*(2*n_attn + 2*n_unembed) + x13*(x0*x1*x14*(ctx + (1/2)*q_len - 1/2) + x1*(2*n_ff*x15 + 2*x18)), sigma_attn*n_layers*x29*(d_head*x2*x31*x35/x36 + n_q*x30 + x14*x25*x34 + x26*x36 + x3*x35/x34 + x30*x31) + x29*(n_layers*(n_experts*x16*(1 - (1 - x15)**x24)*(d_ff*x15*x25*x28 + d_ff*x19 + x15*x27/x28) + x17*(d_ff_shared*x19 + d_ff_shared*x23*x25 + x27/x23)) + vocab*x19 + x20)), numpy.inf)
 
 
-def torus_1d__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_1d__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, kv_bytes*ctx*b/n_pp + p*(n_attn + n_ff + n_unembed + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))), 1, 0)
 
 
-def torus_1d__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_1d__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     x1 = numpy.maximum(1, n_gpu/n_pp)
     return 4*n_layers*t_kernel + n_layers*numpy.where(numpy.less_equal(x1, 1), 0, n_ff_out*x0*(n_active + n_sh)*(x1 - 1) + (1/500000)*x1 - 1/500000) + (n_pp - 1)*((1/4)*x0 + 1/1000000)
 
 
-def torus_1d__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_1d__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = n_gpu/n_pp
     x1 = numpy.maximum(1, x0)
     x2 = x0/sigma_attn
     return (1/1000000)*n_pp + n_layers*numpy.where(numpy.less_equal(x1, 1), 0, (1/500000)*x1 - 1/500000) + n_layers*numpy.where(numpy.less_equal(x2, 1), 0, (1/500000)*x2 - 1/500000) - 1/1000000
 
 
-def torus_1d__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_1d__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     x1 = n_gpu/n_pp
     x2 = x1/sigma_attn
@@ -5001,7 +5001,7 @@ def torus_1d__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act
     return n_layers*numpy.where(numpy.less_equal(x2, 1), 0, sigma_attn*x0*(x2 - 1)) + n_layers*numpy.where(numpy.less_equal(x3, 1), 0, n_ff_out*x0*(n_active + n_sh)*(x3 - 1)) + (1/4)*x0*(n_pp - 1)
 
 
-def torus_1d__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_1d__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = 4*n_layers
     x1 = n_gpu**(-1.0)
     x2 = b*q_len
@@ -5040,19 +5040,19 @@ def torus_1d__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed + x14) + x16)), n_layers*numpy.where(numpy.less_equal(x8, 1), 0, n_ff_out*x5*(n_active + n_sh)*(x8 - 1) + (1/500000)*x8 - 1/500000) + t_kernel*x0 + (n_pp - 1)*((1/4)*x5 + 1/1000000) + numpy.maximum(sigma_attn*x2*x9*(2*n_attn + 2*n_unembed) + x9*(x0*x10*x2*(ctx + (1/2)*q_len - 1/2) + x2*(2*n_ff*x11 + 2*x14)), sigma_attn*n_layers*x25*(d_head*x27*x3*x33/x34 + n_q*x26 + x10*x21*x32 + x22*x34 + x26*x27 + x33*x4/x32) + x25*(n_layers*(n_experts*x12*(1 - (1 - x11)**x20)*(d_ff*x11*x21*x24 + d_ff*x15 + x11*x23/x24) + x13*(d_ff_shared*x15 + d_ff_shared*x19*x21 + x23/x19)) + vocab*x15 + x16)), numpy.inf)
 
 
-def torus_1d__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_1d__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     return (1/1000000 + (1/4)*b*d_model*p_act*q_len/(n_gpu*bw_ar_inter))*(n_pp - 1)
 
 
-def torus_1d__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_1d__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     return (1/1000000)*n_pp - 1/1000000
 
 
-def torus_1d__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_1d__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def torus_1d__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_1d__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = 4*n_layers
     x1 = b*q_len
     x2 = p_act*x1
@@ -5094,7 +5094,7 @@ def torus_1d__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d
     return t_kernel*x0, n_layers*numpy.where(numpy.less_equal(x10, 1), 0, n_ff_out*x6*(n_active + n_sh)*(x10 - 1) + (1/500000)*x10 - 1/500000) + x7, n_layers*numpy.where(numpy.less_equal(x12, 1), 0, d_model*p_act*x13*x5*(x12 - 1) + (1/500000)*x12 - 1/500000), sigma_attn*n_layers*x27*(d_head*x2*x29*x34/x35 + n_q*x28 + x20*x32*x33 + x21*x35 + x28*x29 + x3*x34/x32) + x27*(n_layers*(n_experts*x23*(1 - (1 - x25)**x19)*(d_ff*x14 + d_ff*x20*x25*x26 + x22*x25/x26) + x24*(d_ff_shared*x14 + d_ff_shared*x18*x20 + x22/x18)) + vocab*x14 + x15), x13*x36*(2*n_attn + 2*n_unembed) + x36*(x0*x1*x33*(ctx + (1/2)*q_len - 1/2) + x1*(2*n_ff*x25 + 2*x37)), p*(n_attn + n_ff + n_unembed + x37) + x15, x7
 
 
-def torus_1d__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_1d__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
     x2 = numpy.maximum(1, x1)
@@ -5148,11 +5148,11 @@ def torus_1d__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, 
     return numpy.where(x41, n_layers*numpy.where(numpy.less_equal(x2, 1), 0, (1/500000)*x2 + x9*(x2 - 1) - 1/500000) + x40, numpy.inf), n_layers*numpy.where(numpy.less_equal(x33, 1), 0, (1/500000)*x33 + x43*(x33 - 1) - 1/500000), numpy.where(x41, n_layers*(numpy.where(x44, 0, x45*x9 + x46) + numpy.where(x44, 0, n_ff_in*x4*x45*x7*(d_ff*n_active + x16) + x46)) + x40, numpy.inf), n_layers*(numpy.where(x47, 0, x43*x48 + x49) + numpy.where(x47, 0, x39*x42*x48 + x49))
 
 
-def torus_2d__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_2d__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     return 4*n_layers*t_kernel
 
 
-def torus_2d__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_2d__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
     x1 = numpy.less_equal(x0, 1)
     x2 = sigma_attn*b*p_act*q_len*(x0 - 1)/(n_gpu*bw_ar_inter)
@@ -5160,7 +5160,7 @@ def torus_2d__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act
     return n_layers*(numpy.where(x1, 0, d_model*x2 + x3) + numpy.where(x1, 0, d_head*x2*(n_q + 2*n_q/g) + x3))
 
 
-def torus_2d__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_2d__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = b*p_act*q_len/(n_gpu*bw_ar_inter)
     x1 = d_model*x0
     x2 = numpy.sqrt(numpy.maximum(1, n_gpu/n_pp))
@@ -5170,7 +5170,7 @@ def torus_2d__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_m
     return n_layers*(numpy.where(x3, 0, n_ff_in*x0*x4*(d_ff*n_active + d_ff_shared*n_sh) + x5) + numpy.where(x3, 0, n_ff_out*x1*x4*(n_active + n_sh) + x5)) + (n_pp - 1)*((1/4)*x1 + 1/1000000)
 
 
-def torus_2d__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_2d__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = d_head*n_q
     x1 = d_model*p
     x2 = n_q + 2*n_q/g
@@ -5189,7 +5189,7 @@ def torus_2d__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act,
     return n_pp*sigma_attn*n_layers*(d_model*x12*x14 + d_model*x13/x10 + x0*x1 + x0*x10*x12 + x1*x3 + x13*x3/x14)/(hbm_bw*n_gpu)
 
 
-def torus_2d__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_2d__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = d_model*p
     x1 = n_pp**(-1.0)
     x2 = b*x1
@@ -5206,20 +5206,20 @@ def torus_2d__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_mo
     return n_pp*(kv_bytes*ctx*x2 + n_layers*(n_experts*x3*(1 - (1 - x11)**x8)*(d_ff*x0 + d_ff*x11*x12*x9 + x10*x11/x12) + n_sh*x3*(d_ff_shared*x0 + d_ff_shared*x7*x9 + x10/x7)) + vocab*x0)/(hbm_bw*n_gpu)
 
 
-def torus_2d__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_2d__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     return sigma_attn*b*q_len*(2*n_attn + 2*n_unembed)/(flops*n_gpu)
 
 
-def torus_2d__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_2d__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = b*q_len
     return (4*d_head*n_layers*n_q*x0*(ctx + (1/2)*q_len - 1/2) + x0*(2*n_ff/s + 2*d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))/(flops*n_gpu)
 
 
-def torus_2d__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_2d__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     return kv_bytes*ctx*b/n_pp + p*(n_attn + n_ff + n_unembed + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
-def torus_2d__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_2d__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = b*p_act*q_len/(n_gpu*bw_ar_inter)
     x1 = d_model*x0
     x2 = numpy.sqrt(numpy.maximum(1, n_gpu/n_pp))
@@ -5233,7 +5233,7 @@ def torus_2d__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model,
     return n_layers*(numpy.where(x3, 0, n_ff_in*x0*x4*(d_ff*n_active + d_ff_shared*n_sh) + x5) + numpy.where(x3, 0, n_ff_out*x1*x4*(n_active + n_sh) + x5)) + n_layers*(numpy.where(x7, 0, x1*x8 + x9) + numpy.where(x7, 0, d_head*x0*x8*(n_q + 2*n_q/g) + x9)) + (n_pp - 1)*((1/4)*x1 + 1/1000000)
 
 
-def torus_2d__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_2d__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = d_model*p
     x1 = n_pp**(-1.0)
     x2 = b*x1
@@ -5262,13 +5262,13 @@ def torus_2d__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, 
     return sigma_attn*n_layers*x15*(d_head*n_q*x10*x22 + d_head*x17*x23/x24 + d_model*x23/x22 + n_q*x16 + x11*x24 + x16*x17) + x15*(kv_bytes*ctx*x2 + n_layers*(n_experts*x3*(1 - (1 - x13)**x9)*(d_ff*x0 + d_ff*x10*x13*x14 + x12*x13/x14) + n_sh*x3*(d_ff_shared*x0 + d_ff_shared*x10*x8 + x12/x8)) + vocab*x0)
 
 
-def torus_2d__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_2d__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = b*q_len
     x1 = 1/(flops*n_gpu)
     return sigma_attn*x0*x1*(2*n_attn + 2*n_unembed) + x1*(4*d_head*n_layers*n_q*x0*(ctx + (1/2)*q_len - 1/2) + x0*(2*n_ff/s + 2*d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))
 
 
-def torus_2d__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_2d__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = 4*n_layers
     x1 = b*q_len
     x2 = p_act*x1
@@ -5317,11 +5317,11 @@ def torus_2d__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model,
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed + x26) + x28)), n_layers*(numpy.where(x11, 0, n_ff_out*x12*x6*(n_active + n_sh) + x13) + numpy.where(x11, 0, n_ff_in*x12*x2*x5*(d_ff*n_active + x14) + x13)) + n_layers*(numpy.where(x16, 0, d_model*x18 + x19) + numpy.where(x16, 0, x18*x21 + x19)) + t_kernel*x0 + (n_pp - 1)*((1/4)*x6 + 1/1000000) + numpy.maximum(x17*x22*(2*n_attn + 2*n_unembed) + x22*(x0*x1*x23*(ctx + (1/2)*q_len - 1/2) + x1*(2*n_ff*x24 + 2*x26)), sigma_attn*n_layers*x37*(n_q*x38 + x2*x21*x43/x44 + x20*x38 + x23*x33*x42 + x3*x43/x42 + x34*x44) + x37*(n_layers*(n_experts*x25*(1 - (1 - x24)**x32)*(d_ff*x24*x33*x36 + d_ff*x27 + x24*x35/x36) + n_sh*x25*(d_ff_shared*x27 + d_ff_shared*x31*x33 + x35/x31)) + vocab*x27 + x28)), numpy.inf)
 
 
-def torus_2d__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_2d__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, kv_bytes*ctx*b/n_pp + p*(n_attn + n_ff + n_unembed + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))), 1, 0)
 
 
-def torus_2d__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_2d__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = b*p_act*q_len/(n_gpu*bw_ar_inter)
     x1 = d_model*x0
     x2 = numpy.sqrt(numpy.maximum(1, n_gpu/n_pp))
@@ -5331,14 +5331,14 @@ def torus_2d__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d
     return 4*n_layers*t_kernel + n_layers*(numpy.where(x3, 0, n_ff_in*x0*x4*(d_ff*n_active + d_ff_shared*n_sh) + x5) + numpy.where(x3, 0, n_ff_out*x1*x4*(n_active + n_sh) + x5)) + (n_pp - 1)*((1/4)*x1 + 1/1000000)
 
 
-def torus_2d__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_2d__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = numpy.sqrt(numpy.maximum(1, n_gpu/n_pp))
     x1 = 2*n_layers
     x2 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
     return (1/1000000)*n_pp + x1*numpy.where(numpy.less_equal(x0, 1), 0, (1/500000)*x0 - 1/500000) + x1*numpy.where(numpy.less_equal(x2, 1), 0, (1/500000)*x2 - 1/500000) - 1/1000000
 
 
-def torus_2d__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_2d__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = b*p_act*q_len/(n_gpu*bw_ar_inter)
     x1 = d_model*x0
     x2 = numpy.sqrt(numpy.maximum(1, n_gpu/n_pp))
@@ -5350,7 +5350,7 @@ def torus_2d__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act
     return n_layers*(numpy.where(x3, 0, n_ff_in*x4*(d_ff*n_active + d_ff_shared*n_sh)) + numpy.where(x3, 0, d_model*n_ff_out*x4*(n_active + n_sh))) + n_layers*(numpy.where(x6, 0, x1*x7) + numpy.where(x6, 0, d_head*x0*x7*(n_q + 2*n_q/g))) + (1/4)*x1*(n_pp - 1)
 
 
-def torus_2d__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_2d__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = 4*n_layers
     x1 = b*q_len
     x2 = p_act*x1
@@ -5394,19 +5394,19 @@ def torus_2d__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed + x19) + x21)), n_layers*(numpy.where(x11, 0, n_ff_out*x12*x6*(n_active + n_sh) + x13) + numpy.where(x11, 0, n_ff_in*x12*x2*x5*(d_ff*n_active + x14) + x13)) + t_kernel*x0 + (n_pp - 1)*((1/4)*x6 + 1/1000000) + numpy.maximum(sigma_attn*x1*x15*(2*n_attn + 2*n_unembed) + x15*(x0*x1*x16*(ctx + (1/2)*q_len - 1/2) + x1*(2*n_ff*x17 + 2*x19)), sigma_attn*n_layers*x30*(d_head*x2*x32*x38/x39 + n_q*x31 + x16*x26*x37 + x27*x39 + x3*x38/x37 + x31*x32) + x30*(n_layers*(n_experts*x18*(1 - (1 - x17)**x25)*(d_ff*x17*x26*x29 + d_ff*x20 + x17*x28/x29) + n_sh*x18*(d_ff_shared*x20 + d_ff_shared*x24*x26 + x28/x24)) + vocab*x20 + x21)), numpy.inf)
 
 
-def torus_2d__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_2d__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     return (1/1000000 + (1/4)*b*d_model*p_act*q_len/(n_gpu*bw_ar_inter))*(n_pp - 1)
 
 
-def torus_2d__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_2d__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     return (1/1000000)*n_pp - 1/1000000
 
 
-def torus_2d__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_2d__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def torus_2d__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_2d__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = 4*n_layers
     x1 = b*q_len
     x2 = p_act*x1
@@ -5456,22 +5456,22 @@ def torus_2d__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d
     return t_kernel*x0, n_layers*(numpy.where(x12, 0, n_ff_out*x13*x6*(n_active + n_sh) + x14) + numpy.where(x12, 0, n_ff_in*x13*x2*x5*(d_ff*n_active + x15) + x14)) + x7, n_layers*(numpy.where(x17, 0, d_model*x19 + x20) + numpy.where(x17, 0, x19*x22 + x20)), sigma_attn*n_layers*x35*(n_q*x36 + x2*x22*x42/x43 + x21*x36 + x3*x42/x40 + x30*x40*x41 + x31*x43) + x35*(n_layers*(n_experts*x25*(1 - (1 - x33)**x29)*(d_ff*x23 + d_ff*x30*x33*x34 + x32*x33/x34) + n_sh*x25*(d_ff_shared*x23 + d_ff_shared*x28*x30 + x32/x28)) + vocab*x23 + x24), x18*x44*(2*n_attn + 2*n_unembed) + x44*(x0*x1*x41*(ctx + (1/2)*q_len - 1/2) + x1*(2*n_ff*x33 + 2*x45)), p*(n_attn + n_ff + n_unembed + x45) + x24, x7
 
 
-def torus_1d_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_1d_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     return 4*n_layers*t_kernel
 
 
-def torus_1d_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_1d_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = n_gpu/(n_pp*sigma_attn)
     return n_layers*numpy.where(numpy.less_equal(x0, 1), 0, (1/500000)*x0 - 1/500000 + sigma_attn*b*d_model*p_act*q_len*(x0 - 1)/(n_gpu*bw_ar_inter))
 
 
-def torus_1d_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_1d_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     x1 = numpy.maximum(1, n_gpu/n_pp)
     return n_layers*numpy.where(numpy.less_equal(x1, 1), 0, n_ff_out*x0*(n_active + n_sh)*(x1 - 1) + (1/500000)*x1 - 1/500000) + (n_pp - 1)*((1/4)*x0 + 1/1000000)
 
 
-def torus_1d_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_1d_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = d_model*p
     x1 = d_head*n_q
     x2 = c_kv + c_q
@@ -5493,7 +5493,7 @@ def torus_1d_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_
     return n_pp*sigma_attn*n_layers*(d_model*x11*x13 + d_model*x16/x15 + p*x2*x4 + x0*x1 + x0*x2 + x1*x13*x15 + x13*x17*x2 + x16*x4/x17 + x16*x2/x11)/(hbm_bw*n_gpu)
 
 
-def torus_1d_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_1d_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = d_model*p
     x1 = n_pp**(-1.0)
     x2 = b*x1
@@ -5510,20 +5510,20 @@ def torus_1d_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, 
     return n_pp*(kv_bytes*ctx*x2 + n_layers*(n_experts*x3*(1 - (1 - x11)**x8)*(d_ff*x0 + d_ff*x11*x12*x9 + x10*x11/x12) + n_sh*x3*(d_ff_shared*x0 + d_ff_shared*x7*x9 + x10/x7)) + vocab*x0)/(hbm_bw*n_gpu)
 
 
-def torus_1d_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_1d_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     return sigma_attn*b*q_len*(2*n_attn + 2*n_unembed)/(flops*n_gpu)
 
 
-def torus_1d_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_1d_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = b*q_len
     return (4*c_kv*n_layers*n_q*x0*(ctx + (1/2)*q_len - 1/2) + x0*(2*n_ff/s + 2*d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))/(flops*n_gpu)
 
 
-def torus_1d_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_1d_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     return kv_bytes*ctx*b/n_pp + p*(n_attn + n_ff + n_unembed + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
-def torus_1d_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_1d_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     x1 = n_gpu/n_pp
     x2 = x1/sigma_attn
@@ -5531,7 +5531,7 @@ def torus_1d_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_mo
     return n_layers*numpy.where(numpy.less_equal(x2, 1), 0, sigma_attn*x0*(x2 - 1) + (1/500000)*x2 - 1/500000) + n_layers*numpy.where(numpy.less_equal(x3, 1), 0, n_ff_out*x0*(n_active + n_sh)*(x3 - 1) + (1/500000)*x3 - 1/500000) + (n_pp - 1)*((1/4)*x0 + 1/1000000)
 
 
-def torus_1d_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_1d_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = d_model*p
     x1 = n_pp**(-1.0)
     x2 = b*x1
@@ -5564,13 +5564,13 @@ def torus_1d_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_mod
     return sigma_attn*n_layers*x15*(d_model*x27/x26 + p*x17*x19 + x0*x16 + x0*x17 + x10*x16*x26 + x10*x17*x28 + x11*x24 + x17*x27/x24 + x19*x27/x28) + x15*(kv_bytes*ctx*x2 + n_layers*(n_experts*x3*(1 - (1 - x13)**x9)*(d_ff*x0 + d_ff*x10*x13*x14 + x12*x13/x14) + n_sh*x3*(d_ff_shared*x0 + d_ff_shared*x10*x8 + x12/x8)) + vocab*x0)
 
 
-def torus_1d_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_1d_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = b*q_len
     x1 = 1/(flops*n_gpu)
     return sigma_attn*x0*x1*(2*n_attn + 2*n_unembed) + x1*(4*c_kv*n_layers*n_q*x0*(ctx + (1/2)*q_len - 1/2) + x0*(2*n_ff/s + 2*d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))
 
 
-def torus_1d_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_1d_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = 4*n_layers
     x1 = b*q_len
     x2 = p_act*x1
@@ -5615,24 +5615,24 @@ def torus_1d_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_mo
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed + x17) + x19)), n_layers*numpy.where(numpy.less_equal(x10, 1), 0, d_model*p_act*x11*x5*(x10 - 1) + (1/500000)*x10 - 1/500000) + n_layers*numpy.where(numpy.less_equal(x12, 1), 0, n_ff_out*x6*(n_active + n_sh)*(x12 - 1) + (1/500000)*x12 - 1/500000) + t_kernel*x0 + (n_pp - 1)*((1/4)*x6 + 1/1000000) + numpy.maximum(x11*x13*(2*n_attn + 2*n_unembed) + x13*(c_kv*n_q*x0*x1*(ctx + (1/2)*q_len - 1/2) + x1*(2*n_ff*x14 + 2*x17)), sigma_attn*n_layers*x28*(p*x30*x32 + x18*x29 + x18*x30 + x24*x29*x37 + x24*x30*x40 + x25*x35 + x3*x38/x37 + x30*x39/x35 + x32*x39/x40) + x28*(n_layers*(n_experts*x15*(1 - (1 - x14)**x23)*(d_ff*x14*x24*x27 + d_ff*x18 + x14*x26/x27) + x16*(d_ff_shared*x18 + d_ff_shared*x22*x24 + x26/x22)) + vocab*x18 + x19)), numpy.inf)
 
 
-def torus_1d_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_1d_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, kv_bytes*ctx*b/n_pp + p*(n_attn + n_ff + n_unembed + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))), 1, 0)
 
 
-def torus_1d_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_1d_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     x1 = numpy.maximum(1, n_gpu/n_pp)
     return 4*n_layers*t_kernel + n_layers*numpy.where(numpy.less_equal(x1, 1), 0, n_ff_out*x0*(n_active + n_sh)*(x1 - 1) + (1/500000)*x1 - 1/500000) + (n_pp - 1)*((1/4)*x0 + 1/1000000)
 
 
-def torus_1d_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_1d_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = n_gpu/n_pp
     x1 = numpy.maximum(1, x0)
     x2 = x0/sigma_attn
     return (1/1000000)*n_pp + n_layers*numpy.where(numpy.less_equal(x1, 1), 0, (1/500000)*x1 - 1/500000) + n_layers*numpy.where(numpy.less_equal(x2, 1), 0, (1/500000)*x2 - 1/500000) - 1/1000000
 
 
-def torus_1d_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_1d_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = b*d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     x1 = n_gpu/n_pp
     x2 = x1/sigma_attn
@@ -5640,7 +5640,7 @@ def torus_1d_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p
     return n_layers*numpy.where(numpy.less_equal(x2, 1), 0, sigma_attn*x0*(x2 - 1)) + n_layers*numpy.where(numpy.less_equal(x3, 1), 0, n_ff_out*x0*(n_active + n_sh)*(x3 - 1)) + (1/4)*x0*(n_pp - 1)
 
 
-def torus_1d_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_1d_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = 4*n_layers
     x1 = n_gpu**(-1.0)
     x2 = b*q_len
@@ -5683,19 +5683,19 @@ def torus_1d_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed + x13) + x15)), n_layers*numpy.where(numpy.less_equal(x8, 1), 0, n_ff_out*x5*(n_active + n_sh)*(x8 - 1) + (1/500000)*x8 - 1/500000) + t_kernel*x0 + (n_pp - 1)*((1/4)*x5 + 1/1000000) + numpy.maximum(sigma_attn*x2*x9*(2*n_attn + 2*n_unembed) + x9*(c_kv*n_q*x0*x2*(ctx + (1/2)*q_len - 1/2) + x2*(2*n_ff*x10 + 2*x13)), sigma_attn*n_layers*x24*(p*x26*x28 + x14*x25 + x14*x26 + x20*x25*x35 + x20*x26*x38 + x21*x33 + x26*x37/x33 + x28*x37/x38 + x36*x4/x35) + x24*(n_layers*(n_experts*x11*(1 - (1 - x10)**x19)*(d_ff*x10*x20*x23 + d_ff*x14 + x10*x22/x23) + x12*(d_ff_shared*x14 + d_ff_shared*x18*x20 + x22/x18)) + vocab*x14 + x15)), numpy.inf)
 
 
-def torus_1d_mla__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_1d_mla__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     return (1/1000000 + (1/4)*b*d_model*p_act*q_len/(n_gpu*bw_ar_inter))*(n_pp - 1)
 
 
-def torus_1d_mla__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_1d_mla__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     return (1/1000000)*n_pp - 1/1000000
 
 
-def torus_1d_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_1d_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def torus_1d_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_1d_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = 4*n_layers
     x1 = b*q_len
     x2 = p_act*x1
@@ -5741,7 +5741,7 @@ def torus_1d_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_mode
     return t_kernel*x0, n_layers*numpy.where(numpy.less_equal(x10, 1), 0, n_ff_out*x6*(n_active + n_sh)*(x10 - 1) + (1/500000)*x10 - 1/500000) + x7, n_layers*numpy.where(numpy.less_equal(x12, 1), 0, d_model*p_act*x13*x5*(x12 - 1) + (1/500000)*x12 - 1/500000), sigma_attn*n_layers*x27*(p*x29*x31 + x14*x28 + x14*x29 + x20*x28*x36 + x20*x29*x39 + x21*x34 + x29*x38/x34 + x3*x37/x36 + x31*x38/x39) + x27*(n_layers*(n_experts*x23*(1 - (1 - x25)**x19)*(d_ff*x14 + d_ff*x20*x25*x26 + x22*x25/x26) + x24*(d_ff_shared*x14 + d_ff_shared*x18*x20 + x22/x18)) + vocab*x14 + x15), x13*x40*(2*n_attn + 2*n_unembed) + x40*(c_kv*n_q*x0*x1*(ctx + (1/2)*q_len - 1/2) + x1*(2*n_ff*x25 + 2*x41)), p*(n_attn + n_ff + n_unembed + x41) + x15, x7
 
 
-def torus_1d_mla__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_1d_mla__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
     x2 = numpy.maximum(1, x1)
@@ -5798,11 +5798,11 @@ def torus_1d_mla__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_mod
     return numpy.where(x44, n_layers*numpy.where(numpy.less_equal(x2, 1), 0, (1/500000)*x2 + x9*(x2 - 1) - 1/500000) + x43, numpy.inf), n_layers*numpy.where(numpy.less_equal(x34, 1), 0, (1/500000)*x34 + x46*(x34 - 1) - 1/500000), numpy.where(x44, n_layers*(numpy.where(x47, 0, x48*x9 + x49) + numpy.where(x47, 0, n_ff_in*x4*x48*x7*(d_ff*n_active + x15) + x49)) + x43, numpy.inf), n_layers*(numpy.where(x50, 0, x46*x51 + x52) + numpy.where(x50, 0, x32*x45*x51 + x52))
 
 
-def torus_2d_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_2d_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     return 4*n_layers*t_kernel
 
 
-def torus_2d_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_2d_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
     x1 = numpy.less_equal(x0, 1)
     x2 = sigma_attn*b*p_act*q_len*(x0 - 1)/(n_gpu*bw_ar_inter)
@@ -5810,7 +5810,7 @@ def torus_2d_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p
     return n_layers*(numpy.where(x1, 0, d_model*x2 + x3) + numpy.where(x1, 0, d_head*x2*(n_q + 2*n_q/g) + x3))
 
 
-def torus_2d_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_2d_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = b*p_act*q_len/(n_gpu*bw_ar_inter)
     x1 = d_model*x0
     x2 = numpy.sqrt(numpy.maximum(1, n_gpu/n_pp))
@@ -5820,7 +5820,7 @@ def torus_2d_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act,
     return n_layers*(numpy.where(x3, 0, n_ff_in*x0*x4*(d_ff*n_active + d_ff_shared*n_sh) + x5) + numpy.where(x3, 0, n_ff_out*x1*x4*(n_active + n_sh) + x5)) + (n_pp - 1)*((1/4)*x1 + 1/1000000)
 
 
-def torus_2d_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_2d_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = d_model*p
     x1 = d_head*n_q
     x2 = c_kv + c_q
@@ -5842,7 +5842,7 @@ def torus_2d_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_
     return n_pp*sigma_attn*n_layers*(d_model*x11*x13 + d_model*x16/x15 + p*x2*x4 + x0*x1 + x0*x2 + x1*x13*x15 + x13*x17*x2 + x16*x4/x17 + x16*x2/x11)/(hbm_bw*n_gpu)
 
 
-def torus_2d_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_2d_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = d_model*p
     x1 = n_pp**(-1.0)
     x2 = b*x1
@@ -5859,20 +5859,20 @@ def torus_2d_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, 
     return n_pp*(kv_bytes*ctx*x2 + n_layers*(n_experts*x3*(1 - (1 - x11)**x8)*(d_ff*x0 + d_ff*x11*x12*x9 + x10*x11/x12) + n_sh*x3*(d_ff_shared*x0 + d_ff_shared*x7*x9 + x10/x7)) + vocab*x0)/(hbm_bw*n_gpu)
 
 
-def torus_2d_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_2d_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     return sigma_attn*b*q_len*(2*n_attn + 2*n_unembed)/(flops*n_gpu)
 
 
-def torus_2d_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_2d_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = b*q_len
     return (4*c_kv*n_layers*n_q*x0*(ctx + (1/2)*q_len - 1/2) + x0*(2*n_ff/s + 2*d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))/(flops*n_gpu)
 
 
-def torus_2d_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_2d_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     return kv_bytes*ctx*b/n_pp + p*(n_attn + n_ff + n_unembed + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
-def torus_2d_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_2d_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = b*p_act*q_len/(n_gpu*bw_ar_inter)
     x1 = d_model*x0
     x2 = numpy.sqrt(numpy.maximum(1, n_gpu/n_pp))
@@ -5886,7 +5886,7 @@ def torus_2d_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_mo
     return n_layers*(numpy.where(x3, 0, n_ff_in*x0*x4*(d_ff*n_active + d_ff_shared*n_sh) + x5) + numpy.where(x3, 0, n_ff_out*x1*x4*(n_active + n_sh) + x5)) + n_layers*(numpy.where(x7, 0, x1*x8 + x9) + numpy.where(x7, 0, d_head*x0*x8*(n_q + 2*n_q/g) + x9)) + (n_pp - 1)*((1/4)*x1 + 1/1000000)
 
 
-def torus_2d_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_2d_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = d_model*p
     x1 = n_pp**(-1.0)
     x2 = b*x1
@@ -5919,13 +5919,13 @@ def torus_2d_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_mod
     return sigma_attn*n_layers*x15*(d_model*x27/x26 + p*x17*x19 + x0*x16 + x0*x17 + x10*x16*x26 + x10*x17*x28 + x11*x24 + x17*x27/x24 + x19*x27/x28) + x15*(kv_bytes*ctx*x2 + n_layers*(n_experts*x3*(1 - (1 - x13)**x9)*(d_ff*x0 + d_ff*x10*x13*x14 + x12*x13/x14) + n_sh*x3*(d_ff_shared*x0 + d_ff_shared*x10*x8 + x12/x8)) + vocab*x0)
 
 
-def torus_2d_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_2d_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = b*q_len
     x1 = 1/(flops*n_gpu)
     return sigma_attn*x0*x1*(2*n_attn + 2*n_unembed) + x1*(4*c_kv*n_layers*n_q*x0*(ctx + (1/2)*q_len - 1/2) + x0*(2*n_ff/s + 2*d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))
 
 
-def torus_2d_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_2d_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = 4*n_layers
     x1 = b*q_len
     x2 = p_act*x1
@@ -5977,11 +5977,11 @@ def torus_2d_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_mo
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed + x25) + x27)), n_layers*(numpy.where(x11, 0, n_ff_out*x12*x6*(n_active + n_sh) + x13) + numpy.where(x11, 0, n_ff_in*x12*x2*x5*(d_ff*n_active + x14) + x13)) + n_layers*(numpy.where(x16, 0, d_model*x18 + x19) + numpy.where(x16, 0, x18*x21 + x19)) + t_kernel*x0 + (n_pp - 1)*((1/4)*x6 + 1/1000000) + numpy.maximum(x17*x22*(2*n_attn + 2*n_unembed) + x22*(c_kv*n_q*x0*x1*(ctx + (1/2)*q_len - 1/2) + x1*(2*n_ff*x23 + 2*x25)), sigma_attn*n_layers*x36*(p*x21*x38 + x21*x46/x47 + x26*x37 + x26*x38 + x3*x45/x44 + x32*x37*x44 + x32*x38*x47 + x33*x42 + x38*x46/x42) + x36*(n_layers*(n_experts*x24*(1 - (1 - x23)**x31)*(d_ff*x23*x32*x35 + d_ff*x26 + x23*x34/x35) + n_sh*x24*(d_ff_shared*x26 + d_ff_shared*x30*x32 + x34/x30)) + vocab*x26 + x27)), numpy.inf)
 
 
-def torus_2d_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_2d_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, kv_bytes*ctx*b/n_pp + p*(n_attn + n_ff + n_unembed + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))), 1, 0)
 
 
-def torus_2d_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_2d_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = b*p_act*q_len/(n_gpu*bw_ar_inter)
     x1 = d_model*x0
     x2 = numpy.sqrt(numpy.maximum(1, n_gpu/n_pp))
@@ -5991,14 +5991,14 @@ def torus_2d_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_mode
     return 4*n_layers*t_kernel + n_layers*(numpy.where(x3, 0, n_ff_in*x0*x4*(d_ff*n_active + d_ff_shared*n_sh) + x5) + numpy.where(x3, 0, n_ff_out*x1*x4*(n_active + n_sh) + x5)) + (n_pp - 1)*((1/4)*x1 + 1/1000000)
 
 
-def torus_2d_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_2d_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = numpy.sqrt(numpy.maximum(1, n_gpu/n_pp))
     x1 = 2*n_layers
     x2 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
     return (1/1000000)*n_pp + x1*numpy.where(numpy.less_equal(x0, 1), 0, (1/500000)*x0 - 1/500000) + x1*numpy.where(numpy.less_equal(x2, 1), 0, (1/500000)*x2 - 1/500000) - 1/1000000
 
 
-def torus_2d_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_2d_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = b*p_act*q_len/(n_gpu*bw_ar_inter)
     x1 = d_model*x0
     x2 = numpy.sqrt(numpy.maximum(1, n_gpu/n_pp))
@@ -6010,7 +6010,7 @@ def torus_2d_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p
     return n_layers*(numpy.where(x3, 0, n_ff_in*x4*(d_ff*n_active + d_ff_shared*n_sh)) + numpy.where(x3, 0, d_model*n_ff_out*x4*(n_active + n_sh))) + n_layers*(numpy.where(x6, 0, x1*x7) + numpy.where(x6, 0, d_head*x0*x7*(n_q + 2*n_q/g))) + (1/4)*x1*(n_pp - 1)
 
 
-def torus_2d_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_2d_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = 4*n_layers
     x1 = b*q_len
     x2 = p_act*x1
@@ -6058,19 +6058,19 @@ def torus_2d_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed + x18) + x20)), n_layers*(numpy.where(x11, 0, n_ff_out*x12*x6*(n_active + n_sh) + x13) + numpy.where(x11, 0, n_ff_in*x12*x2*x5*(d_ff*n_active + x14) + x13)) + t_kernel*x0 + (n_pp - 1)*((1/4)*x6 + 1/1000000) + numpy.maximum(sigma_attn*x1*x15*(2*n_attn + 2*n_unembed) + x15*(c_kv*n_q*x0*x1*(ctx + (1/2)*q_len - 1/2) + x1*(2*n_ff*x16 + 2*x18)), sigma_attn*n_layers*x29*(p*x31*x33 + x19*x30 + x19*x31 + x25*x30*x40 + x25*x31*x43 + x26*x38 + x3*x41/x40 + x31*x42/x38 + x33*x42/x43) + x29*(n_layers*(n_experts*x17*(1 - (1 - x16)**x24)*(d_ff*x16*x25*x28 + d_ff*x19 + x16*x27/x28) + n_sh*x17*(d_ff_shared*x19 + d_ff_shared*x23*x25 + x27/x23)) + vocab*x19 + x20)), numpy.inf)
 
 
-def torus_2d_mla__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_2d_mla__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     return (1/1000000 + (1/4)*b*d_model*p_act*q_len/(n_gpu*bw_ar_inter))*(n_pp - 1)
 
 
-def torus_2d_mla__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_2d_mla__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     return (1/1000000)*n_pp - 1/1000000
 
 
-def torus_2d_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_2d_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def torus_2d_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_2d_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = 4*n_layers
     x1 = b*q_len
     x2 = p_act*x1
@@ -6123,16 +6123,16 @@ def torus_2d_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_mode
     return t_kernel*x0, n_layers*(numpy.where(x12, 0, n_ff_out*x13*x6*(n_active + n_sh) + x14) + numpy.where(x12, 0, n_ff_in*x13*x2*x5*(d_ff*n_active + x15) + x14)) + x7, n_layers*(numpy.where(x17, 0, d_model*x19 + x20) + numpy.where(x17, 0, x19*x22 + x20)), sigma_attn*n_layers*x35*(p*x22*x37 + x22*x45/x46 + x23*x36 + x23*x37 + x3*x44/x43 + x30*x36*x43 + x30*x37*x46 + x31*x41 + x37*x45/x41) + x35*(n_layers*(n_experts*x25*(1 - (1 - x33)**x29)*(d_ff*x23 + d_ff*x30*x33*x34 + x32*x33/x34) + n_sh*x25*(d_ff_shared*x23 + d_ff_shared*x28*x30 + x32/x28)) + vocab*x23 + x24), x18*x47*(2*n_attn + 2*n_unembed) + x47*(c_kv*n_q*x0*x1*(ctx + (1/2)*q_len - 1/2) + x1*(2*n_ff*x33 + 2*x48)), p*(n_attn + n_ff + n_unembed + x48) + x24, x7
 
 
-def torus_1d_moe__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_1d_moe__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     return 4*n_layers*t_kernel
 
 
-def torus_1d_moe__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_1d_moe__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = n_gpu/(n_pp*sigma_attn)
     return n_layers*numpy.where(numpy.less_equal(x0, 1), 0, (1/500000)*x0 - 1/500000 + sigma_attn*b*d_model*p_act*q_len*(x0 - 1)/(n_gpu*bw_ar_inter))
 
 
-def torus_1d_moe__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_1d_moe__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     x1 = b*x0
     x2 = n_pp**(-1.0)
@@ -6146,7 +6146,7 @@ def torus_1d_moe__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act,
     return n_layers*numpy.where(numpy.where(x4, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x6, 1), numpy.less_equal(x5, 1), numpy.less_equal(x5/x6, 1)), 1, x5*numpy.where(numpy.less_equal(x6, 1), 1, x6**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x5, 1), 1, x5), 1)), 0, n_ff_out*x1*(n_active + n_sh)*(x9 - 1) + (1/500000)*x9 - 1/500000) + 2*n_layers*numpy.where(numpy.where(x4, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x5)), n_active, numpy.where(numpy.less_equal(n_experts, x5), n_experts, x5)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, x0*x3*(x8 - 1) + (1/1000000)*x8 - 1/1000000) + (n_pp - 1)*((1/4)*x1 + 1/1000000)
 
 
-def torus_1d_moe__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_1d_moe__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = d_head*n_q
     x1 = d_model*p
     x2 = n_q + 2*n_q/g
@@ -6165,7 +6165,7 @@ def torus_1d_moe__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_
     return n_pp*sigma_attn*n_layers*(d_model*x12*x14 + d_model*x13/x10 + x0*x1 + x0*x10*x12 + x1*x3 + x13*x3/x14)/(hbm_bw*n_gpu)
 
 
-def torus_1d_moe__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_1d_moe__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = d_model*p
     x1 = n_pp**(-1.0)
     x2 = b*x1
@@ -6183,20 +6183,20 @@ def torus_1d_moe__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, 
     return n_pp*(kv_bytes*ctx*x2 + n_layers*(n_experts*x3*(1 - (1 - x12)**x9)*(d_ff*x0 + d_ff*x10*x12*x13 + x11*x12/x13) + n_sh*x3*(d_ff_shared*x0 + d_ff_shared*x10*x8 + x11/x8)) + vocab*x0)/(hbm_bw*n_gpu)
 
 
-def torus_1d_moe__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_1d_moe__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     return sigma_attn*b*q_len*(2*n_attn + 2*n_unembed)/(flops*n_gpu)
 
 
-def torus_1d_moe__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_1d_moe__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = b*q_len
     return (4*d_head*n_layers*n_q*x0*(ctx + (1/2)*q_len - 1/2) + x0*(2*n_ff/s + 2*d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))/(flops*n_gpu)
 
 
-def torus_1d_moe__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_1d_moe__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     return kv_bytes*ctx*b/n_pp + p*(n_attn + n_ff + n_unembed + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
-def torus_1d_moe__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_1d_moe__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     x1 = b*x0
     x2 = n_pp**(-1.0)
@@ -6211,7 +6211,7 @@ def torus_1d_moe__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_mo
     return n_layers*numpy.where(numpy.where(x6, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x7, 1), numpy.less_equal(x3, 1), numpy.less_equal(x3/x7, 1)), 1, x3*numpy.where(numpy.less_equal(x7, 1), 1, x7**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x3, 1), 1, x3), 1)), 0, n_ff_out*x1*(n_active + n_sh)*(x10 - 1) + (1/500000)*x10 - 1/500000) + 2*n_layers*numpy.where(numpy.where(x6, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x3)), n_active, numpy.where(numpy.less_equal(n_experts, x3), n_experts, x3)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, x0*x5*(x9 - 1) + (1/1000000)*x9 - 1/1000000) + n_layers*numpy.where(numpy.less_equal(x4, 1), 0, sigma_attn*x1*(x4 - 1) + (1/500000)*x4 - 1/500000) + (n_pp - 1)*((1/4)*x1 + 1/1000000)
 
 
-def torus_1d_moe__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_1d_moe__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = d_model*p
     x1 = d_head*x0
     x2 = n_q + 2*n_q/g
@@ -6241,13 +6241,13 @@ def torus_1d_moe__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_mod
     return sigma_attn*n_layers*x17*(d_head*n_q*x10*x13 + d_head*x14*x2/x15 + d_model*x14/x10 + n_q*x1 + x1*x2 + x15*x16) + x17*(kv_bytes*ctx*x11 + n_layers*(n_experts*x18*(1 - (1 - x24)**x12)*(d_ff*x0 + d_ff*x13*x24*x25 + x23*x24/x25) + n_sh*x18*(d_ff_shared*x0 + d_ff_shared*x13*x22 + x23/x22)) + vocab*x0)
 
 
-def torus_1d_moe__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_1d_moe__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = b*q_len
     x1 = 1/(flops*n_gpu)
     return sigma_attn*x0*x1*(2*n_attn + 2*n_unembed) + x1*(4*d_head*n_layers*n_q*x0*(ctx + (1/2)*q_len - 1/2) + x0*(2*n_ff/s + 2*d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))
 
 
-def torus_1d_moe__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_1d_moe__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = 4*n_layers
     x1 = b*q_len
     x2 = p_act*x1
@@ -6297,11 +6297,11 @@ def torus_1d_moe__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_mo
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed + n_layers*x27) + x41)), n_layers*numpy.where(numpy.where(x14, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x15, 1), numpy.less_equal(x9, 1), numpy.less_equal(x9/x15, 1)), 1, x9*numpy.where(numpy.less_equal(x15, 1), 1, x15**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x9, 1), 1, x9), 1)), 0, n_ff_out*x6*(n_active + n_sh)*(x21 - 1) + (1/500000)*x21 - 1/500000) + n_layers*numpy.where(numpy.less_equal(x10, 1), 0, (1/500000)*x10 + x11*x12*(x10 - 1) - 1/500000) + t_kernel*x0 + x19*numpy.where(numpy.where(x14, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x9)), n_active, numpy.where(numpy.less_equal(n_experts, x9), n_experts, x9)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, b*x12*x18*(x17 - 1) + (1/1000000)*x17 - 1/1000000) + (n_pp - 1)*((1/4)*x6 + 1/1000000) + numpy.maximum(x11*x22*(2*n_attn + 2*n_unembed) + x22*(x0*x1*x23*(ctx + x18 - 1/2) + x1*(2*n_ff*x24 + x19*x27)), sigma_attn*n_layers*x40*(d_head*x2*x30*x37/x38 + n_q*x29 + x23*x34*x36 + x29*x30 + x3*x37/x34 + x38*x39) + x40*(n_layers*(n_experts*x25*(1 - (1 - x24)**x35)*(d_ff*x24*x36*x45 + d_ff*x28 + x24*x44/x45) + x26*(d_ff_shared*x28 + d_ff_shared*x36*x43 + x44/x43)) + vocab*x28 + x41)), numpy.inf)
 
 
-def torus_1d_moe__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_1d_moe__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, kv_bytes*ctx*b/n_pp + p*(n_attn + n_ff + n_unembed + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))), 1, 0)
 
 
-def torus_1d_moe__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_1d_moe__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     x1 = b*x0
     x2 = n_pp**(-1.0)
@@ -6315,7 +6315,7 @@ def torus_1d_moe__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_mode
     return 4*n_layers*t_kernel + n_layers*numpy.where(numpy.where(x4, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x6, 1), numpy.less_equal(x5, 1), numpy.less_equal(x5/x6, 1)), 1, x5*numpy.where(numpy.less_equal(x6, 1), 1, x6**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x5, 1), 1, x5), 1)), 0, n_ff_out*x1*(n_active + n_sh)*(x9 - 1) + (1/500000)*x9 - 1/500000) + 2*n_layers*numpy.where(numpy.where(x4, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x5)), n_active, numpy.where(numpy.less_equal(n_experts, x5), n_experts, x5)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, x0*x3*(x8 - 1) + (1/1000000)*x8 - 1/1000000) + (n_pp - 1)*((1/4)*x1 + 1/1000000)
 
 
-def torus_1d_moe__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_1d_moe__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
     x2 = x1/sigma_attn
@@ -6325,7 +6325,7 @@ def torus_1d_moe__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_a
     return (1/1000000)*n_pp + n_layers*numpy.where(numpy.where(x3, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x4, 1), numpy.less_equal(x1, 1), numpy.less_equal(x1/x4, 1)), 1, x1*numpy.where(numpy.less_equal(x4, 1), 1, x4**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x1, 1), 1, x1), 1)), 0, (1/500000)*numpy.maximum(1, x1/numpy.maximum(1, x5)) - 1/500000) + 2*n_layers*numpy.where(numpy.where(x3, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x1)), n_active, numpy.where(numpy.less_equal(n_experts, x1), n_experts, x1)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, (1/1000000)*numpy.minimum(n_active, x5) - 1/1000000) + n_layers*numpy.where(numpy.less_equal(x2, 1), 0, (1/500000)*x2 - 1/500000) - 1/1000000
 
 
-def torus_1d_moe__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_1d_moe__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     x1 = b*x0
     x2 = n_pp**(-1.0)
@@ -6338,7 +6338,7 @@ def torus_1d_moe__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p
     return n_layers*numpy.where(numpy.where(x6, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x7, 1), numpy.less_equal(x3, 1), numpy.less_equal(x3/x7, 1)), 1, x3*numpy.where(numpy.less_equal(x7, 1), 1, x7**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x3, 1), 1, x3), 1)), 0, n_ff_out*x1*(n_active + n_sh)*(numpy.maximum(1, x3/numpy.maximum(1, x8)) - 1)) + 2*n_layers*numpy.where(numpy.where(x6, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x3)), n_active, numpy.where(numpy.less_equal(n_experts, x3), n_experts, x3)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, x0*x5*(numpy.minimum(n_active, x8) - 1)) + n_layers*numpy.where(numpy.less_equal(x4, 1), 0, sigma_attn*x1*(x4 - 1)) + (1/4)*x1*(n_pp - 1)
 
 
-def torus_1d_moe__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_1d_moe__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = 4*n_layers
     x1 = b*q_len
     x2 = p_act*x1
@@ -6386,19 +6386,19 @@ def torus_1d_moe__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed + n_layers*x23) + x39)), n_layers*numpy.where(numpy.where(x9, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x11, 1), numpy.less_equal(x10, 1), numpy.less_equal(x10/x11, 1)), 1, x10*numpy.where(numpy.less_equal(x11, 1), 1, x11**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x10, 1), 1, x10), 1)), 0, n_ff_out*x6*(n_active + n_sh)*(x17 - 1) + (1/500000)*x17 - 1/500000) + t_kernel*x0 + x15*numpy.where(numpy.where(x9, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x10)), n_active, numpy.where(numpy.less_equal(n_experts, x10), n_experts, x10)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, b*d_model*p_act*x14*x5*(x13 - 1) + (1/1000000)*x13 - 1/1000000) + (n_pp - 1)*((1/4)*x6 + 1/1000000) + numpy.maximum(sigma_attn*x1*x18*(2*n_attn + 2*n_unembed) + x18*(x0*x1*x19*(ctx + x14 - 1/2) + x1*(2*n_ff*x20 + x15*x23)), sigma_attn*n_layers*x38*(d_head*x2*x26*x35/x36 + n_q*x25 + x19*x32*x34 + x25*x26 + x3*x35/x32 + x36*x37) + x38*(n_layers*(n_experts*x21*(1 - (1 - x20)**x33)*(d_ff*x20*x34*x43 + d_ff*x24 + x20*x42/x43) + x22*(d_ff_shared*x24 + d_ff_shared*x34*x41 + x42/x41)) + vocab*x24 + x39)), numpy.inf)
 
 
-def torus_1d_moe__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_1d_moe__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     return (1/1000000 + (1/4)*b*d_model*p_act*q_len/(n_gpu*bw_ar_inter))*(n_pp - 1)
 
 
-def torus_1d_moe__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_1d_moe__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     return (1/1000000)*n_pp - 1/1000000
 
 
-def torus_1d_moe__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_1d_moe__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def torus_1d_moe__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_1d_moe__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = 4*n_layers
     x1 = b*q_len
     x2 = p_act*x1
@@ -6449,7 +6449,7 @@ def torus_1d_moe__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_mode
     return t_kernel*x0, n_layers*numpy.where(numpy.where(x10, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x12, 1), numpy.less_equal(x11, 1), numpy.less_equal(x11/x12, 1)), 1, x11*numpy.where(numpy.less_equal(x12, 1), 1, x12**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x11, 1), 1, x11), 1)), 0, n_ff_out*x6*(n_active + n_sh)*(x19 - 1) + (1/500000)*x19 - 1/500000) + x17*numpy.where(numpy.where(x10, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x11)), n_active, numpy.where(numpy.less_equal(n_experts, x11), n_experts, x11)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, b*x15*x16*(x14 - 1) + (1/1000000)*x14 - 1/1000000) + x7, n_layers*numpy.where(numpy.less_equal(x21, 1), 0, x16*x22*(x21 - 1) + (1/500000)*x21 - 1/500000), sigma_attn*n_layers*x36*(d_head*x2*x25*x33/x34 + n_q*x24 + x24*x25 + x29*x31*x32 + x34*x35 + x3*x33/x29) + x36*(n_layers*(n_experts*x41*(1 - (1 - x43)**x30)*(d_ff*x23 + d_ff*x31*x43*x44 + x40*x43/x44) + x42*(d_ff_shared*x23 + d_ff_shared*x31*x39 + x40/x39)) + vocab*x23 + x37), x22*x45*(2*n_attn + 2*n_unembed) + x45*(x0*x1*x32*(ctx + x15 - 1/2) + x1*(2*n_ff*x43 + x17*x46)), p*(n_attn + n_ff + n_unembed + n_layers*x46) + x37, x7
 
 
-def torus_1d_moe__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_1d_moe__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = n_pp**(-1.0)
     x1 = b*x0
     x2 = numpy.less_equal(s, (1/2)*x1)
@@ -6514,11 +6514,11 @@ def torus_1d_moe__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_mod
     return numpy.where(x53, n_layers*numpy.where(numpy.where(x2, numpy.less_equal(x5, 1), numpy.less_equal(x6, 1)), 0, x16*(x9 - 1) + (1/500000)*x9 - 1/500000) + x52, numpy.inf), n_layers*numpy.where(numpy.less_equal(x34, 1), 0, (1/500000)*x34 + x54*(x34 - 1) - 1/500000), numpy.where(x53, n_layers*(numpy.where(x55, 0, x16*x56 + x57) + numpy.where(x55, 0, n_ff_in*x11*x14*x56*(d_ff*n_active + x28) + x57)) + x52, numpy.inf), n_layers*(numpy.where(x58, 0, x54*x59 + x60) + numpy.where(x58, 0, x19*x24*x44*x59 + x60))
 
 
-def torus_2d_moe__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_2d_moe__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     return 4*n_layers*t_kernel
 
 
-def torus_2d_moe__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_2d_moe__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
     x1 = numpy.less_equal(x0, 1)
     x2 = sigma_attn*b*p_act*q_len*(x0 - 1)/(n_gpu*bw_ar_inter)
@@ -6526,7 +6526,7 @@ def torus_2d_moe__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p
     return n_layers*(numpy.where(x1, 0, d_model*x2 + x3) + numpy.where(x1, 0, d_head*x2*(n_q + 2*n_q/g) + x3))
 
 
-def torus_2d_moe__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_2d_moe__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = n_gpu**(-1.0)
     x1 = bw_ar_inter**(-1.0)
     x2 = b*p_act*q_len*x0*x1
@@ -6545,7 +6545,7 @@ def torus_2d_moe__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act,
     return n_layers*(numpy.where(x11, 0, n_ff_in*x13*x2*(d_ff*n_active + d_ff_shared*n_sh) + x14) + numpy.where(x11, 0, n_ff_out*x13*x3*(n_active + n_sh) + x14)) + 2*n_layers*numpy.where(numpy.where(x6, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x7)), n_active, numpy.where(numpy.less_equal(n_experts, x7), n_experts, x7)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, d_model*p_act*q_len*x0*x1*x5*(x10 - 1) + (1/1000000)*x10 - 1/1000000) + (n_pp - 1)*((1/4)*x3 + 1/1000000)
 
 
-def torus_2d_moe__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_2d_moe__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = d_head*n_q
     x1 = d_model*p
     x2 = n_q + 2*n_q/g
@@ -6564,7 +6564,7 @@ def torus_2d_moe__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_
     return n_pp*sigma_attn*n_layers*(d_model*x12*x14 + d_model*x13/x10 + x0*x1 + x0*x10*x12 + x1*x3 + x13*x3/x14)/(hbm_bw*n_gpu)
 
 
-def torus_2d_moe__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_2d_moe__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = d_model*p
     x1 = n_pp**(-1.0)
     x2 = b*x1
@@ -6582,20 +6582,20 @@ def torus_2d_moe__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, 
     return n_pp*(kv_bytes*ctx*x2 + n_layers*(n_experts*x3*(1 - (1 - x12)**x9)*(d_ff*x0 + d_ff*x10*x12*x13 + x11*x12/x13) + n_sh*x3*(d_ff_shared*x0 + d_ff_shared*x10*x8 + x11/x8)) + vocab*x0)/(hbm_bw*n_gpu)
 
 
-def torus_2d_moe__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_2d_moe__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     return sigma_attn*b*q_len*(2*n_attn + 2*n_unembed)/(flops*n_gpu)
 
 
-def torus_2d_moe__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_2d_moe__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = b*q_len
     return (4*d_head*n_layers*n_q*x0*(ctx + (1/2)*q_len - 1/2) + x0*(2*n_ff/s + 2*d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))/(flops*n_gpu)
 
 
-def torus_2d_moe__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_2d_moe__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     return kv_bytes*ctx*b/n_pp + p*(n_attn + n_ff + n_unembed + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
-def torus_2d_moe__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_2d_moe__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = n_gpu**(-1.0)
     x1 = bw_ar_inter**(-1.0)
     x2 = b*p_act*q_len*x0*x1
@@ -6618,7 +6618,7 @@ def torus_2d_moe__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_mo
     return n_layers*(numpy.where(x12, 0, x13*x3 + x14) + numpy.where(x12, 0, d_head*x13*x2*(n_q + 2*n_q/g) + x14)) + n_layers*(numpy.where(x15, 0, n_ff_in*x17*x2*(d_ff*n_active + d_ff_shared*n_sh) + x18) + numpy.where(x15, 0, n_ff_out*x17*x3*(n_active + n_sh) + x18)) + 2*n_layers*numpy.where(numpy.where(x6, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x7)), n_active, numpy.where(numpy.less_equal(n_experts, x7), n_experts, x7)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, d_model*p_act*q_len*x0*x1*x5*(x10 - 1) + (1/1000000)*x10 - 1/1000000) + (n_pp - 1)*((1/4)*x3 + 1/1000000)
 
 
-def torus_2d_moe__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_2d_moe__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = d_model*p
     x1 = d_head*x0
     x2 = n_q + 2*n_q/g
@@ -6648,13 +6648,13 @@ def torus_2d_moe__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_mod
     return sigma_attn*n_layers*x17*(d_head*n_q*x10*x13 + d_head*x14*x2/x15 + d_model*x14/x10 + n_q*x1 + x1*x2 + x15*x16) + x17*(kv_bytes*ctx*x11 + n_layers*(n_experts*x18*(1 - (1 - x24)**x12)*(d_ff*x0 + d_ff*x13*x24*x25 + x23*x24/x25) + n_sh*x18*(d_ff_shared*x0 + d_ff_shared*x13*x22 + x23/x22)) + vocab*x0)
 
 
-def torus_2d_moe__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_2d_moe__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = b*q_len
     x1 = 1/(flops*n_gpu)
     return sigma_attn*x0*x1*(2*n_attn + 2*n_unembed) + x1*(4*d_head*n_layers*n_q*x0*(ctx + (1/2)*q_len - 1/2) + x0*(2*n_ff/s + 2*d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))
 
 
-def torus_2d_moe__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_2d_moe__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = 4*n_layers
     x1 = b*q_len
     x2 = p_act*x1
@@ -6712,11 +6712,11 @@ def torus_2d_moe__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_mo
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed + n_layers*x35) + x49)), n_layers*(numpy.where(x18, 0, x15*x20 + x21) + numpy.where(x18, 0, p_act*x20*x23*x5 + x21)) + n_layers*(numpy.where(x24, 0, n_ff_out*x28*x6*(n_active + n_sh) + x29) + numpy.where(x24, 0, n_ff_in*x2*x28*x5*(d_ff*n_active + x30) + x29)) + t_kernel*x0 + x16*numpy.where(numpy.where(x9, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x10)), n_active, numpy.where(numpy.less_equal(n_experts, x10), n_experts, x10)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, b*x14*x15*(x13 - 1) + (1/1000000)*x13 - 1/1000000) + (n_pp - 1)*((1/4)*x6 + 1/1000000) + numpy.maximum(x19*x31*(2*n_attn + 2*n_unembed) + x31*(x0*x1*x32*(ctx + x14 - 1/2) + x1*(2*n_ff*x33 + x16*x35)), sigma_attn*n_layers*x48*(n_q*x37 + x2*x23*x45/x46 + x22*x37 + x3*x45/x42 + x32*x42*x44 + x46*x47) + x48*(n_layers*(n_experts*x34*(1 - (1 - x33)**x43)*(d_ff*x33*x44*x53 + d_ff*x36 + x33*x52/x53) + n_sh*x34*(d_ff_shared*x36 + d_ff_shared*x44*x51 + x52/x51)) + vocab*x36 + x49)), numpy.inf)
 
 
-def torus_2d_moe__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_2d_moe__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, kv_bytes*ctx*b/n_pp + p*(n_attn + n_ff + n_unembed + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))), 1, 0)
 
 
-def torus_2d_moe__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_2d_moe__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = n_gpu**(-1.0)
     x1 = bw_ar_inter**(-1.0)
     x2 = b*p_act*q_len*x0*x1
@@ -6735,7 +6735,7 @@ def torus_2d_moe__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_mode
     return 4*n_layers*t_kernel + n_layers*(numpy.where(x11, 0, n_ff_in*x13*x2*(d_ff*n_active + d_ff_shared*n_sh) + x14) + numpy.where(x11, 0, n_ff_out*x13*x3*(n_active + n_sh) + x14)) + 2*n_layers*numpy.where(numpy.where(x6, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x7)), n_active, numpy.where(numpy.less_equal(n_experts, x7), n_experts, x7)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, d_model*p_act*q_len*x0*x1*x5*(x10 - 1) + (1/1000000)*x10 - 1/1000000) + (n_pp - 1)*((1/4)*x3 + 1/1000000)
 
 
-def torus_2d_moe__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_2d_moe__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
     x1 = 2*n_layers
     x2 = n_pp**(-1.0)
@@ -6746,7 +6746,7 @@ def torus_2d_moe__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_a
     return (1/1000000)*n_pp + x1*numpy.where(numpy.where(x3, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x5, 1), numpy.less_equal(x4, 1), numpy.less_equal(x4/x5, 1)), 1, numpy.sqrt(x4*numpy.where(numpy.less_equal(x5, 1), 1, x5**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x4, 1), 1, numpy.sqrt(x4)), 1)), 0, (1/500000)*numpy.sqrt(numpy.maximum(1, x4/numpy.maximum(1, x6))) - 1/500000) + x1*numpy.where(numpy.where(x3, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x4)), n_active, numpy.where(numpy.less_equal(n_experts, x4), n_experts, x4)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, (1/1000000)*numpy.minimum(n_active, x6) - 1/1000000) + x1*numpy.where(numpy.less_equal(x0, 1), 0, (1/500000)*x0 - 1/500000) - 1/1000000
 
 
-def torus_2d_moe__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_2d_moe__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = n_gpu**(-1.0)
     x1 = bw_ar_inter**(-1.0)
     x2 = b*p_act*q_len*x0*x1
@@ -6765,7 +6765,7 @@ def torus_2d_moe__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p
     return n_layers*(numpy.where(x11, 0, x12*x3) + numpy.where(x11, 0, d_head*x12*x2*(n_q + 2*n_q/g))) + n_layers*(numpy.where(x13, 0, n_ff_in*x14*x2*(d_ff*n_active + d_ff_shared*n_sh)) + numpy.where(x13, 0, n_ff_out*x14*x3*(n_active + n_sh))) + 2*n_layers*numpy.where(numpy.where(x6, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x7)), n_active, numpy.where(numpy.less_equal(n_experts, x7), n_experts, x7)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, d_model*p_act*q_len*x0*x1*x5*(numpy.minimum(n_active, x9) - 1)) + (1/4)*x3*(n_pp - 1)
 
 
-def torus_2d_moe__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_2d_moe__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = 4*n_layers
     x1 = b*q_len
     x2 = p_act*x1
@@ -6817,19 +6817,19 @@ def torus_2d_moe__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed + n_layers*x27) + x43)), n_layers*(numpy.where(x16, 0, n_ff_out*x20*x6*(n_active + n_sh) + x21) + numpy.where(x16, 0, n_ff_in*x2*x20*x5*(d_ff*n_active + x22) + x21)) + t_kernel*x0 + x15*numpy.where(numpy.where(x9, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x10)), n_active, numpy.where(numpy.less_equal(n_experts, x10), n_experts, x10)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, b*d_model*p_act*x14*x5*(x13 - 1) + (1/1000000)*x13 - 1/1000000) + (n_pp - 1)*((1/4)*x6 + 1/1000000) + numpy.maximum(sigma_attn*x1*x23*(2*n_attn + 2*n_unembed) + x23*(x0*x1*x24*(ctx + x14 - 1/2) + x1*(2*n_ff*x25 + x15*x27)), sigma_attn*n_layers*x42*(d_head*x2*x30*x39/x40 + n_q*x29 + x24*x36*x38 + x29*x30 + x3*x39/x36 + x40*x41) + x42*(n_layers*(n_experts*x26*(1 - (1 - x25)**x37)*(d_ff*x25*x38*x47 + d_ff*x28 + x25*x46/x47) + n_sh*x26*(d_ff_shared*x28 + d_ff_shared*x38*x45 + x46/x45)) + vocab*x28 + x43)), numpy.inf)
 
 
-def torus_2d_moe__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_2d_moe__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     return (1/1000000 + (1/4)*b*d_model*p_act*q_len/(n_gpu*bw_ar_inter))*(n_pp - 1)
 
 
-def torus_2d_moe__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_2d_moe__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     return (1/1000000)*n_pp - 1/1000000
 
 
-def torus_2d_moe__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_2d_moe__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def torus_2d_moe__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_2d_moe__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = 4*n_layers
     x1 = b*q_len
     x2 = p_act*x1
@@ -6889,16 +6889,16 @@ def torus_2d_moe__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_mode
     return t_kernel*x0, n_layers*(numpy.where(x19, 0, n_ff_out*x23*x6*(n_active + n_sh) + x24) + numpy.where(x19, 0, n_ff_in*x2*x23*x5*(d_ff*n_active + x25) + x24)) + x18*numpy.where(numpy.where(x10, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x11)), n_active, numpy.where(numpy.less_equal(n_experts, x11), n_experts, x11)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, b*x15*x17*(x14 - 1) + (1/1000000)*x14 - 1/1000000) + x7, n_layers*(numpy.where(x27, 0, x17*x29 + x30) + numpy.where(x27, 0, x16*x29*x32 + x30)), sigma_attn*n_layers*x46*(n_q*x34 + x2*x32*x43/x44 + x3*x43/x39 + x31*x34 + x39*x41*x42 + x44*x45) + x46*(n_layers*(n_experts*x48*(1 - (1 - x52)**x40)*(d_ff*x33 + d_ff*x41*x52*x53 + x51*x52/x53) + n_sh*x48*(d_ff_shared*x33 + d_ff_shared*x41*x50 + x51/x50)) + vocab*x33 + x47), x28*x54*(2*n_attn + 2*n_unembed) + x54*(x0*x1*x42*(ctx + x15 - 1/2) + x1*(2*n_ff*x52 + x18*x55)), p*(n_attn + n_ff + n_unembed + n_layers*x55) + x47, x7
 
 
-def torus_1d_moe_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_1d_moe_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     return 4*n_layers*t_kernel
 
 
-def torus_1d_moe_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_1d_moe_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = n_gpu/(n_pp*sigma_attn)
     return n_layers*numpy.where(numpy.less_equal(x0, 1), 0, (1/500000)*x0 - 1/500000 + sigma_attn*b*d_model*p_act*q_len*(x0 - 1)/(n_gpu*bw_ar_inter))
 
 
-def torus_1d_moe_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_1d_moe_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     x1 = b*x0
     x2 = n_pp**(-1.0)
@@ -6912,7 +6912,7 @@ def torus_1d_moe_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_
     return n_layers*numpy.where(numpy.where(x4, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x6, 1), numpy.less_equal(x5, 1), numpy.less_equal(x5/x6, 1)), 1, x5*numpy.where(numpy.less_equal(x6, 1), 1, x6**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x5, 1), 1, x5), 1)), 0, n_ff_out*x1*(n_active + n_sh)*(x9 - 1) + (1/500000)*x9 - 1/500000) + 2*n_layers*numpy.where(numpy.where(x4, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x5)), n_active, numpy.where(numpy.less_equal(n_experts, x5), n_experts, x5)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, x0*x3*(x8 - 1) + (1/1000000)*x8 - 1/1000000) + (n_pp - 1)*((1/4)*x1 + 1/1000000)
 
 
-def torus_1d_moe_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_1d_moe_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = d_model*p
     x1 = d_head*n_q
     x2 = c_kv + c_q
@@ -6934,7 +6934,7 @@ def torus_1d_moe_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p
     return n_pp*sigma_attn*n_layers*(d_model*x11*x13 + d_model*x16/x15 + p*x2*x4 + x0*x1 + x0*x2 + x1*x13*x15 + x13*x17*x2 + x16*x4/x17 + x16*x2/x11)/(hbm_bw*n_gpu)
 
 
-def torus_1d_moe_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_1d_moe_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = d_model*p
     x1 = n_pp**(-1.0)
     x2 = b*x1
@@ -6952,20 +6952,20 @@ def torus_1d_moe_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_a
     return n_pp*(kv_bytes*ctx*x2 + n_layers*(n_experts*x3*(1 - (1 - x12)**x9)*(d_ff*x0 + d_ff*x10*x12*x13 + x11*x12/x13) + n_sh*x3*(d_ff_shared*x0 + d_ff_shared*x10*x8 + x11/x8)) + vocab*x0)/(hbm_bw*n_gpu)
 
 
-def torus_1d_moe_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_1d_moe_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     return sigma_attn*b*q_len*(2*n_attn + 2*n_unembed)/(flops*n_gpu)
 
 
-def torus_1d_moe_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_1d_moe_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = b*q_len
     return (4*c_kv*n_layers*n_q*x0*(ctx + (1/2)*q_len - 1/2) + x0*(2*n_ff/s + 2*d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))/(flops*n_gpu)
 
 
-def torus_1d_moe_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_1d_moe_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     return kv_bytes*ctx*b/n_pp + p*(n_attn + n_ff + n_unembed + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
-def torus_1d_moe_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_1d_moe_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     x1 = b*x0
     x2 = n_pp**(-1.0)
@@ -6980,7 +6980,7 @@ def torus_1d_moe_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, 
     return n_layers*numpy.where(numpy.where(x6, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x7, 1), numpy.less_equal(x3, 1), numpy.less_equal(x3/x7, 1)), 1, x3*numpy.where(numpy.less_equal(x7, 1), 1, x7**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x3, 1), 1, x3), 1)), 0, n_ff_out*x1*(n_active + n_sh)*(x10 - 1) + (1/500000)*x10 - 1/500000) + 2*n_layers*numpy.where(numpy.where(x6, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x3)), n_active, numpy.where(numpy.less_equal(n_experts, x3), n_experts, x3)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, x0*x5*(x9 - 1) + (1/1000000)*x9 - 1/1000000) + n_layers*numpy.where(numpy.less_equal(x4, 1), 0, sigma_attn*x1*(x4 - 1) + (1/500000)*x4 - 1/500000) + (n_pp - 1)*((1/4)*x1 + 1/1000000)
 
 
-def torus_1d_moe_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_1d_moe_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = d_model*p
     x1 = d_head*n_q
     x2 = c_kv + c_q
@@ -7014,13 +7014,13 @@ def torus_1d_moe_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d
     return sigma_attn*n_layers*x21*(d_model*x19/x18 + p*x2*x4 + x0*x1 + x0*x2 + x1*x15*x18 + x12*x16 + x15*x2*x20 + x19*x4/x20 + x19*x2/x12) + x21*(kv_bytes*ctx*x13 + n_layers*(n_experts*x22*(1 - (1 - x28)**x14)*(d_ff*x0 + d_ff*x15*x28*x29 + x27*x28/x29) + n_sh*x22*(d_ff_shared*x0 + d_ff_shared*x15*x26 + x27/x26)) + vocab*x0)
 
 
-def torus_1d_moe_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_1d_moe_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = b*q_len
     x1 = 1/(flops*n_gpu)
     return sigma_attn*x0*x1*(2*n_attn + 2*n_unembed) + x1*(4*c_kv*n_layers*n_q*x0*(ctx + (1/2)*q_len - 1/2) + x0*(2*n_ff/s + 2*d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))
 
 
-def torus_1d_moe_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_1d_moe_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = 4*n_layers
     x1 = b*q_len
     x2 = p_act*x1
@@ -7074,11 +7074,11 @@ def torus_1d_moe_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, 
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed + n_layers*x26) + x45)), n_layers*numpy.where(numpy.where(x14, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x15, 1), numpy.less_equal(x9, 1), numpy.less_equal(x9/x15, 1)), 1, x9*numpy.where(numpy.less_equal(x15, 1), 1, x15**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x9, 1), 1, x9), 1)), 0, n_ff_out*x6*(n_active + n_sh)*(x21 - 1) + (1/500000)*x21 - 1/500000) + n_layers*numpy.where(numpy.less_equal(x10, 1), 0, (1/500000)*x10 + x11*x12*(x10 - 1) - 1/500000) + t_kernel*x0 + x19*numpy.where(numpy.where(x14, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x9)), n_active, numpy.where(numpy.less_equal(n_experts, x9), n_experts, x9)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, b*x12*x18*(x17 - 1) + (1/1000000)*x17 - 1/1000000) + (n_pp - 1)*((1/4)*x6 + 1/1000000) + numpy.maximum(x11*x22*(2*n_attn + 2*n_unembed) + x22*(c_kv*n_q*x0*x1*(ctx + x18 - 1/2) + x1*(2*n_ff*x23 + x19*x26)), sigma_attn*n_layers*x44*(p*x29*x31 + x27*x28 + x27*x29 + x28*x37*x40 + x29*x37*x43 + x29*x42/x35 + x3*x41/x40 + x31*x42/x43 + x35*x38) + x44*(n_layers*(n_experts*x24*(1 - (1 - x23)**x36)*(d_ff*x23*x37*x49 + d_ff*x27 + x23*x48/x49) + x25*(d_ff_shared*x27 + d_ff_shared*x37*x47 + x48/x47)) + vocab*x27 + x45)), numpy.inf)
 
 
-def torus_1d_moe_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_1d_moe_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, kv_bytes*ctx*b/n_pp + p*(n_attn + n_ff + n_unembed + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))), 1, 0)
 
 
-def torus_1d_moe_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_1d_moe_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     x1 = b*x0
     x2 = n_pp**(-1.0)
@@ -7092,7 +7092,7 @@ def torus_1d_moe_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_
     return 4*n_layers*t_kernel + n_layers*numpy.where(numpy.where(x4, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x6, 1), numpy.less_equal(x5, 1), numpy.less_equal(x5/x6, 1)), 1, x5*numpy.where(numpy.less_equal(x6, 1), 1, x6**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x5, 1), 1, x5), 1)), 0, n_ff_out*x1*(n_active + n_sh)*(x9 - 1) + (1/500000)*x9 - 1/500000) + 2*n_layers*numpy.where(numpy.where(x4, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x5)), n_active, numpy.where(numpy.less_equal(n_experts, x5), n_experts, x5)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, x0*x3*(x8 - 1) + (1/1000000)*x8 - 1/1000000) + (n_pp - 1)*((1/4)*x1 + 1/1000000)
 
 
-def torus_1d_moe_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_1d_moe_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = n_pp**(-1.0)
     x1 = n_gpu*x0
     x2 = x1/sigma_attn
@@ -7102,7 +7102,7 @@ def torus_1d_moe_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p,
     return (1/1000000)*n_pp + n_layers*numpy.where(numpy.where(x3, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x4, 1), numpy.less_equal(x1, 1), numpy.less_equal(x1/x4, 1)), 1, x1*numpy.where(numpy.less_equal(x4, 1), 1, x4**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x1, 1), 1, x1), 1)), 0, (1/500000)*numpy.maximum(1, x1/numpy.maximum(1, x5)) - 1/500000) + 2*n_layers*numpy.where(numpy.where(x3, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x1)), n_active, numpy.where(numpy.less_equal(n_experts, x1), n_experts, x1)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, (1/1000000)*numpy.minimum(n_active, x5) - 1/1000000) + n_layers*numpy.where(numpy.less_equal(x2, 1), 0, (1/500000)*x2 - 1/500000) - 1/1000000
 
 
-def torus_1d_moe_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_1d_moe_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = d_model*p_act*q_len/(n_gpu*bw_ar_inter)
     x1 = b*x0
     x2 = n_pp**(-1.0)
@@ -7115,7 +7115,7 @@ def torus_1d_moe_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, 
     return n_layers*numpy.where(numpy.where(x6, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x7, 1), numpy.less_equal(x3, 1), numpy.less_equal(x3/x7, 1)), 1, x3*numpy.where(numpy.less_equal(x7, 1), 1, x7**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x3, 1), 1, x3), 1)), 0, n_ff_out*x1*(n_active + n_sh)*(numpy.maximum(1, x3/numpy.maximum(1, x8)) - 1)) + 2*n_layers*numpy.where(numpy.where(x6, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x3)), n_active, numpy.where(numpy.less_equal(n_experts, x3), n_experts, x3)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, x0*x5*(numpy.minimum(n_active, x8) - 1)) + n_layers*numpy.where(numpy.less_equal(x4, 1), 0, sigma_attn*x1*(x4 - 1)) + (1/4)*x1*(n_pp - 1)
 
 
-def torus_1d_moe_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_1d_moe_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = 4*n_layers
     x1 = b*q_len
     x2 = p_act*x1
@@ -7167,19 +7167,19 @@ def torus_1d_moe_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed + n_layers*x22) + x43)), n_layers*numpy.where(numpy.where(x9, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x11, 1), numpy.less_equal(x10, 1), numpy.less_equal(x10/x11, 1)), 1, x10*numpy.where(numpy.less_equal(x11, 1), 1, x11**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x10, 1), 1, x10), 1)), 0, n_ff_out*x6*(n_active + n_sh)*(x17 - 1) + (1/500000)*x17 - 1/500000) + t_kernel*x0 + x15*numpy.where(numpy.where(x9, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x10)), n_active, numpy.where(numpy.less_equal(n_experts, x10), n_experts, x10)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, b*d_model*p_act*x14*x5*(x13 - 1) + (1/1000000)*x13 - 1/1000000) + (n_pp - 1)*((1/4)*x6 + 1/1000000) + numpy.maximum(sigma_attn*x1*x18*(2*n_attn + 2*n_unembed) + x18*(c_kv*n_q*x0*x1*(ctx + x14 - 1/2) + x1*(2*n_ff*x19 + x15*x22)), sigma_attn*n_layers*x42*(p*x25*x27 + x23*x24 + x23*x25 + x24*x35*x38 + x25*x35*x41 + x25*x40/x33 + x27*x40/x41 + x3*x39/x38 + x33*x36) + x42*(n_layers*(n_experts*x20*(1 - (1 - x19)**x34)*(d_ff*x19*x35*x47 + d_ff*x23 + x19*x46/x47) + x21*(d_ff_shared*x23 + d_ff_shared*x35*x45 + x46/x45)) + vocab*x23 + x43)), numpy.inf)
 
 
-def torus_1d_moe_mla__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_1d_moe_mla__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     return (1/1000000 + (1/4)*b*d_model*p_act*q_len/(n_gpu*bw_ar_inter))*(n_pp - 1)
 
 
-def torus_1d_moe_mla__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_1d_moe_mla__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     return (1/1000000)*n_pp - 1/1000000
 
 
-def torus_1d_moe_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_1d_moe_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def torus_1d_moe_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_1d_moe_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = 4*n_layers
     x1 = b*q_len
     x2 = p_act*x1
@@ -7234,7 +7234,7 @@ def torus_1d_moe_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_
     return t_kernel*x0, n_layers*numpy.where(numpy.where(x10, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x12, 1), numpy.less_equal(x11, 1), numpy.less_equal(x11/x12, 1)), 1, x11*numpy.where(numpy.less_equal(x12, 1), 1, x12**(-1.0))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x11, 1), 1, x11), 1)), 0, n_ff_out*x6*(n_active + n_sh)*(x19 - 1) + (1/500000)*x19 - 1/500000) + x17*numpy.where(numpy.where(x10, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x11)), n_active, numpy.where(numpy.less_equal(n_experts, x11), n_experts, x11)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, b*x15*x16*(x14 - 1) + (1/1000000)*x14 - 1/1000000) + x7, n_layers*numpy.where(numpy.less_equal(x21, 1), 0, x16*x22*(x21 - 1) + (1/500000)*x21 - 1/500000), sigma_attn*n_layers*x40*(p*x25*x27 + x23*x24 + x23*x25 + x24*x33*x36 + x25*x33*x39 + x25*x38/x31 + x27*x38/x39 + x3*x37/x36 + x31*x34) + x40*(n_layers*(n_experts*x45*(1 - (1 - x47)**x32)*(d_ff*x23 + d_ff*x33*x47*x48 + x44*x47/x48) + x46*(d_ff_shared*x23 + d_ff_shared*x33*x43 + x44/x43)) + vocab*x23 + x41), x22*x49*(2*n_attn + 2*n_unembed) + x49*(c_kv*n_q*x0*x1*(ctx + x15 - 1/2) + x1*(2*n_ff*x47 + x17*x50)), p*(n_attn + n_ff + n_unembed + n_layers*x50) + x41, x7
 
 
-def torus_1d_moe_mla__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_1d_moe_mla__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = n_pp**(-1.0)
     x1 = b*x0
     x2 = numpy.less_equal(s, (1/2)*x1)
@@ -7302,11 +7302,11 @@ def torus_1d_moe_mla__search(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d
     return numpy.where(x56, n_layers*numpy.where(numpy.where(x2, numpy.less_equal(x5, 1), numpy.less_equal(x6, 1)), 0, x16*(x9 - 1) + (1/500000)*x9 - 1/500000) + x55, numpy.inf), n_layers*numpy.where(numpy.less_equal(x35, 1), 0, (1/500000)*x35 + x57*(x35 - 1) - 1/500000), numpy.where(x56, n_layers*(numpy.where(x58, 0, x16*x59 + x60) + numpy.where(x58, 0, n_ff_in*x11*x14*x59*(d_ff*n_active + x27) + x60)) + x55, numpy.inf), n_layers*(numpy.where(x61, 0, x57*x62 + x63) + numpy.where(x61, 0, x19*x24*x33*x62 + x63))
 
 
-def torus_2d_moe_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_2d_moe_mla__kernel(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     return 4*n_layers*t_kernel
 
 
-def torus_2d_moe_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_2d_moe_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
     x1 = numpy.less_equal(x0, 1)
     x2 = sigma_attn*b*p_act*q_len*(x0 - 1)/(n_gpu*bw_ar_inter)
@@ -7314,7 +7314,7 @@ def torus_2d_moe_mla__network_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, 
     return n_layers*(numpy.where(x1, 0, d_model*x2 + x3) + numpy.where(x1, 0, d_head*x2*(n_q + 2*n_q/g) + x3))
 
 
-def torus_2d_moe_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_2d_moe_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = n_gpu**(-1.0)
     x1 = bw_ar_inter**(-1.0)
     x2 = b*p_act*q_len*x0*x1
@@ -7333,7 +7333,7 @@ def torus_2d_moe_mla__network_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_
     return n_layers*(numpy.where(x11, 0, n_ff_in*x13*x2*(d_ff*n_active + d_ff_shared*n_sh) + x14) + numpy.where(x11, 0, n_ff_out*x13*x3*(n_active + n_sh) + x14)) + 2*n_layers*numpy.where(numpy.where(x6, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x7)), n_active, numpy.where(numpy.less_equal(n_experts, x7), n_experts, x7)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, d_model*p_act*q_len*x0*x1*x5*(x10 - 1) + (1/1000000)*x10 - 1/1000000) + (n_pp - 1)*((1/4)*x3 + 1/1000000)
 
 
-def torus_2d_moe_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_2d_moe_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = d_model*p
     x1 = d_head*n_q
     x2 = c_kv + c_q
@@ -7355,7 +7355,7 @@ def torus_2d_moe_mla__memory_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p
     return n_pp*sigma_attn*n_layers*(d_model*x11*x13 + d_model*x16/x15 + p*x2*x4 + x0*x1 + x0*x2 + x1*x13*x15 + x13*x17*x2 + x16*x4/x17 + x16*x2/x11)/(hbm_bw*n_gpu)
 
 
-def torus_2d_moe_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_2d_moe_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = d_model*p
     x1 = n_pp**(-1.0)
     x2 = b*x1
@@ -7373,20 +7373,20 @@ def torus_2d_moe_mla__memory_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_a
     return n_pp*(kv_bytes*ctx*x2 + n_layers*(n_experts*x3*(1 - (1 - x12)**x9)*(d_ff*x0 + d_ff*x10*x12*x13 + x11*x12/x13) + n_sh*x3*(d_ff_shared*x0 + d_ff_shared*x10*x8 + x11/x8)) + vocab*x0)/(hbm_bw*n_gpu)
 
 
-def torus_2d_moe_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_2d_moe_mla__arithmetic_attention(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     return sigma_attn*b*q_len*(2*n_attn + 2*n_unembed)/(flops*n_gpu)
 
 
-def torus_2d_moe_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_2d_moe_mla__arithmetic_rest(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = b*q_len
     return (4*c_kv*n_layers*n_q*x0*(ctx + (1/2)*q_len - 1/2) + x0*(2*n_ff/s + 2*d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))/(flops*n_gpu)
 
 
-def torus_2d_moe_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_2d_moe_mla__need(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     return kv_bytes*ctx*b/n_pp + p*(n_attn + n_ff + n_unembed + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out))
 
 
-def torus_2d_moe_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_2d_moe_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = n_gpu**(-1.0)
     x1 = bw_ar_inter**(-1.0)
     x2 = b*p_act*q_len*x0*x1
@@ -7409,7 +7409,7 @@ def torus_2d_moe_mla__network(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, 
     return n_layers*(numpy.where(x12, 0, x13*x3 + x14) + numpy.where(x12, 0, d_head*x13*x2*(n_q + 2*n_q/g) + x14)) + n_layers*(numpy.where(x15, 0, n_ff_in*x17*x2*(d_ff*n_active + d_ff_shared*n_sh) + x18) + numpy.where(x15, 0, n_ff_out*x17*x3*(n_active + n_sh) + x18)) + 2*n_layers*numpy.where(numpy.where(x6, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x7)), n_active, numpy.where(numpy.less_equal(n_experts, x7), n_experts, x7)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, d_model*p_act*q_len*x0*x1*x5*(x10 - 1) + (1/1000000)*x10 - 1/1000000) + (n_pp - 1)*((1/4)*x3 + 1/1000000)
 
 
-def torus_2d_moe_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_2d_moe_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = d_model*p
     x1 = d_head*n_q
     x2 = c_kv + c_q
@@ -7443,13 +7443,13 @@ def torus_2d_moe_mla__memory(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d
     return sigma_attn*n_layers*x21*(d_model*x19/x18 + p*x2*x4 + x0*x1 + x0*x2 + x1*x15*x18 + x12*x16 + x15*x2*x20 + x19*x4/x20 + x19*x2/x12) + x21*(kv_bytes*ctx*x13 + n_layers*(n_experts*x22*(1 - (1 - x28)**x14)*(d_ff*x0 + d_ff*x15*x28*x29 + x27*x28/x29) + n_sh*x22*(d_ff_shared*x0 + d_ff_shared*x15*x26 + x27/x26)) + vocab*x0)
 
 
-def torus_2d_moe_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_2d_moe_mla__arithmetic(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = b*q_len
     x1 = 1/(flops*n_gpu)
     return sigma_attn*x0*x1*(2*n_attn + 2*n_unembed) + x1*(4*c_kv*n_layers*n_q*x0*(ctx + (1/2)*q_len - 1/2) + x0*(2*n_ff/s + 2*d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))
 
 
-def torus_2d_moe_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_2d_moe_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = 4*n_layers
     x1 = b*q_len
     x2 = p_act*x1
@@ -7510,11 +7510,11 @@ def torus_2d_moe_mla__latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, 
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed + n_layers*x34) + x52)), n_layers*(numpy.where(x18, 0, x15*x20 + x21) + numpy.where(x18, 0, p_act*x20*x23*x5 + x21)) + n_layers*(numpy.where(x24, 0, n_ff_out*x28*x6*(n_active + n_sh) + x29) + numpy.where(x24, 0, n_ff_in*x2*x28*x5*(d_ff*n_active + x30) + x29)) + t_kernel*x0 + x16*numpy.where(numpy.where(x9, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x10)), n_active, numpy.where(numpy.less_equal(n_experts, x10), n_experts, x10)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, b*x14*x15*(x13 - 1) + (1/1000000)*x13 - 1/1000000) + (n_pp - 1)*((1/4)*x6 + 1/1000000) + numpy.maximum(x19*x31*(2*n_attn + 2*n_unembed) + x31*(c_kv*n_q*x0*x1*(ctx + x14 - 1/2) + x1*(2*n_ff*x32 + x16*x34)), sigma_attn*n_layers*x51*(p*x23*x37 + x23*x49/x50 + x3*x48/x47 + x35*x36 + x35*x37 + x36*x44*x47 + x37*x44*x50 + x37*x49/x42 + x42*x45) + x51*(n_layers*(n_experts*x33*(1 - (1 - x32)**x43)*(d_ff*x32*x44*x56 + d_ff*x35 + x32*x55/x56) + n_sh*x33*(d_ff_shared*x35 + d_ff_shared*x44*x54 + x55/x54)) + vocab*x35 + x52)), numpy.inf)
 
 
-def torus_2d_moe_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_2d_moe_mla__feasible(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, kv_bytes*ctx*b/n_pp + p*(n_attn + n_ff + n_unembed + d_model*d_ff_shared*n_layers*n_sh*(n_ff_in + n_ff_out)))), 1, 0)
 
 
-def torus_2d_moe_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_2d_moe_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = n_gpu**(-1.0)
     x1 = bw_ar_inter**(-1.0)
     x2 = b*p_act*q_len*x0*x1
@@ -7533,7 +7533,7 @@ def torus_2d_moe_mla__fixed(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_
     return 4*n_layers*t_kernel + n_layers*(numpy.where(x11, 0, n_ff_in*x13*x2*(d_ff*n_active + d_ff_shared*n_sh) + x14) + numpy.where(x11, 0, n_ff_out*x13*x3*(n_active + n_sh) + x14)) + 2*n_layers*numpy.where(numpy.where(x6, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x7)), n_active, numpy.where(numpy.less_equal(n_experts, x7), n_experts, x7)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, d_model*p_act*q_len*x0*x1*x5*(x10 - 1) + (1/1000000)*x10 - 1/1000000) + (n_pp - 1)*((1/4)*x3 + 1/1000000)
 
 
-def torus_2d_moe_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_2d_moe_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = numpy.sqrt(n_gpu)/(numpy.sqrt(n_pp)*numpy.sqrt(sigma_attn))
     x1 = 2*n_layers
     x2 = n_pp**(-1.0)
@@ -7544,7 +7544,7 @@ def torus_2d_moe_mla__network_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p,
     return (1/1000000)*n_pp + x1*numpy.where(numpy.where(x3, numpy.less_equal(numpy.where(numpy.where(numpy.less_equal(x5, 1), numpy.less_equal(x4, 1), numpy.less_equal(x4/x5, 1)), 1, numpy.sqrt(x4*numpy.where(numpy.less_equal(x5, 1), 1, x5**(-1.0)))), 1), numpy.less_equal(numpy.where(numpy.less_equal(x4, 1), 1, numpy.sqrt(x4)), 1)), 0, (1/500000)*numpy.sqrt(numpy.maximum(1, x4/numpy.maximum(1, x6))) - 1/500000) + x1*numpy.where(numpy.where(x3, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x4)), n_active, numpy.where(numpy.less_equal(n_experts, x4), n_experts, x4)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, (1/1000000)*numpy.minimum(n_active, x6) - 1/1000000) + x1*numpy.where(numpy.less_equal(x0, 1), 0, (1/500000)*x0 - 1/500000) - 1/1000000
 
 
-def torus_2d_moe_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_2d_moe_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = n_gpu**(-1.0)
     x1 = bw_ar_inter**(-1.0)
     x2 = b*p_act*q_len*x0*x1
@@ -7563,7 +7563,7 @@ def torus_2d_moe_mla__network_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, 
     return n_layers*(numpy.where(x11, 0, x12*x3) + numpy.where(x11, 0, d_head*x12*x2*(n_q + 2*n_q/g))) + n_layers*(numpy.where(x13, 0, n_ff_in*x14*x2*(d_ff*n_active + d_ff_shared*n_sh)) + numpy.where(x13, 0, n_ff_out*x14*x3*(n_active + n_sh))) + 2*n_layers*numpy.where(numpy.where(x6, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x7)), n_active, numpy.where(numpy.less_equal(n_experts, x7), n_experts, x7)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, d_model*p_act*q_len*x0*x1*x5*(numpy.minimum(n_active, x9) - 1)) + (1/4)*x3*(n_pp - 1)
 
 
-def torus_2d_moe_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_2d_moe_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = 4*n_layers
     x1 = b*q_len
     x2 = p_act*x1
@@ -7619,19 +7619,19 @@ def torus_2d_moe_mla__latency_lower(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p
     return numpy.where(numpy.logical_and(numpy.logical_and(numpy.greater_equal(n_gpu, n_pp), numpy.less_equal(n_pp, b)), numpy.greater_equal(hbm_cap*n_gpu, p*(n_attn + n_ff + n_unembed + n_layers*x26) + x47)), n_layers*(numpy.where(x16, 0, n_ff_out*x20*x6*(n_active + n_sh) + x21) + numpy.where(x16, 0, n_ff_in*x2*x20*x5*(d_ff*n_active + x22) + x21)) + t_kernel*x0 + x15*numpy.where(numpy.where(x9, numpy.less_equal(numpy.where(numpy.logical_and(numpy.less_equal(n_active, n_experts), numpy.less_equal(n_active, x10)), n_active, numpy.where(numpy.less_equal(n_experts, x10), n_experts, x10)), 1), numpy.less_equal(numpy.where(numpy.greater_equal(n_active, 1), 1, n_active), 1)), 0, b*d_model*p_act*x14*x5*(x13 - 1) + (1/1000000)*x13 - 1/1000000) + (n_pp - 1)*((1/4)*x6 + 1/1000000) + numpy.maximum(sigma_attn*x1*x23*(2*n_attn + 2*n_unembed) + x23*(c_kv*n_q*x0*x1*(ctx + x14 - 1/2) + x1*(2*n_ff*x24 + x15*x26)), sigma_attn*n_layers*x46*(p*x29*x31 + x27*x28 + x27*x29 + x28*x39*x42 + x29*x39*x45 + x29*x44/x37 + x3*x43/x42 + x31*x44/x45 + x37*x40) + x46*(n_layers*(n_experts*x25*(1 - (1 - x24)**x38)*(d_ff*x24*x39*x51 + d_ff*x27 + x24*x50/x51) + n_sh*x25*(d_ff_shared*x27 + d_ff_shared*x39*x49 + x50/x49)) + vocab*x27 + x47)), numpy.inf)
 
 
-def torus_2d_moe_mla__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_2d_moe_mla__pipeline(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     return (1/1000000 + (1/4)*b*d_model*p_act*q_len/(n_gpu*bw_ar_inter))*(n_pp - 1)
 
 
-def torus_2d_moe_mla__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_2d_moe_mla__pipeline_latency(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     return (1/1000000)*n_pp - 1/1000000
 
 
-def torus_2d_moe_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_2d_moe_mla__pipeline_bandwidth(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     return (1/4)*b*d_model*p_act*q_len*(n_pp - 1)/(n_gpu*bw_ar_inter)
 
 
-def torus_2d_moe_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn):
+def torus_2d_moe_mla__parts(n_gpu, b, n_pp, sigma_attn, q_len, ctx, p, p_act, d_model, d_ff, n_layers, n_q, g, d_head, n_experts, n_active, s, n_ff_in, n_ff_out, vocab, c_kv, c_q, n_attn, n_ff, n_unembed, kv_bytes, flops, hbm_bw, hbm_cap, t_kernel, node_size, bw_ar_intra, bw_ar_inter, n_sh, d_ff_shared, xi_ep, omega_net, q_lm, p_disp, p_emb, k_top, kv_idx, f_idx, w_idx, kv_win, ctx_win, r_cmp, st_cmp, xi_idx, d_rope, d_nope, xi_mha, flops_attn, p_attn, p_sh, flops_proj):
     x0 = 4*n_layers
     x1 = b*q_len
     x2 = p_act*x1

@@ -58,7 +58,16 @@ from a config, and the curves 'physical' and 'limit', use these terms instead:
    included, the indexer's read apart by rule 9), not the reference code's shapes, which
    up-project queries, keys and values each from both latents, (n_q + 2·n_q/g)·d_head·(d_c +
    d_c'): for DeepSeek-V3 232.8M weights a layer where it holds 187.1M and a router of 1.8M
-   (eq-phys-memory-time). A layer of any other kind holds what its shapes say.
+   (eq-phys-memory-time). A layer of any other kind reads what its shapes hold and its MoE
+   router.
+13. Each block is read and held at the bytes its checkpoint stores it in: attention with its
+   router and indexer at p_attn, the shared experts at p_sh, the routed experts or a dense
+   block at p (gpt-oss: BF16 attention beside MXFP4 experts), and attention's projections
+   multiply at their precision's FLOP/s, C_proj; the paper's rules keep one p, the layers'
+   mean (eq-phys-memory-time, eq-phys-memory-need, eq-phys-flop-time).
+14. A query of a sliding-window layer attends to at most the window, its pass's own tokens
+   among them: eq-sparse-mean-read with k_sel = W (a prompt's chunk of 4,096 tokens in a
+   window of 128: 126 tokens a query, not 2,048).
 
 Each term is a SymPy expression in the registry's symbols, composed into branches exactly as
 the reference terms are (:func:`inference_math.fullmodel.terms.branch_terms`).
@@ -85,6 +94,7 @@ from ..core.symbols import (
     flop_mla,
     flops,
     flops_attn,
+    flops_proj,
     g,
     hbm_bw,
     k_top,
@@ -110,8 +120,10 @@ from ..core.symbols import (
     omega_net,
     p,
     p_act,
+    p_attn,
     p_disp,
     p_emb,
+    p_sh,
     q_len,
     q_lm,
     r_cmp,
@@ -250,30 +262,41 @@ def attention_flop_parts(mla: bool = False) -> dict[str, sp.Expr]:
 def shape_weights(mla: bool = False) -> sp.Expr:
     """Weights of one layer's attention as :func:`~.full_model.attention_bytes` shapes them,
     the m·k of each of its matrices (eq-full-matmul-bytes)."""
-    return fm.attention_bytes(mla).replace(RW, lambda m, k, n, tp: m * k)
+    return fm.attention_bytes(mla).replace(RW, lambda m, k, n, tp, *weight: m * k)
+
+
+def at_bytes(expr: sp.Expr, weight_bytes: sp.Expr) -> sp.Expr:
+    """``expr`` with each matmul's weights read at ``weight_bytes`` per parameter, not p: the
+    fifth argument of M_rw (eq-full-matmul-bytes with p = ``weight_bytes``)."""
+    return expr.replace(RW, lambda m, k, n, tp, *weight: RW(m, k, n, tp, weight_bytes))
+
+
+def attention_weight_bytes(mla: bool = False) -> sp.Expr:
+    """One layer's attention-projection traffic with its weights at p_attn, the bytes a
+    checkpoint stores attention in (gpt-oss's BF16 beside MXFP4 experts)."""
+    return at_bytes(fm.attention_bytes(mla), p_attn)
 
 
 def held_weights_correction(mla: bool = False) -> sp.Expr:
-    """Bytes one layer's attention reads beyond its shapes' weights (rule 12): an MLA layer
-    reads its counted weights, (N_attn − W_I)/L, in place of the shapes' (none for others)."""
-    if not mla:
-        return sp.Integer(0)
-    return p * ((n_attn - w_idx) / n_layers - shape_weights(mla))
+    """Bytes one layer's attention reads beyond its shapes' weights (rule 12): a layer reads
+    its counted weights, (N_attn − W_I)/L, in place of the shapes' (an MLA layer's latents;
+    the MoE router, which the shapes leave out; 0 where they agree)."""
+    return p_attn * ((n_attn - w_idx) / n_layers - shape_weights(mla))
 
 
 def attention_bytes_dp(mla: bool = False) -> sp.Expr:
     """Attention-projection traffic of one layer in σ data-parallel groups, each multiplying its
     own b_μ·q/σ tokens by a full copy of the weights sharded over N_TP/σ GPUs (an MLA layer's
     weights those it holds, rule 12)."""
-    per_group = (fm.attention_bytes(mla)
+    per_group = (attention_weight_bytes(mla)
                  + held_weights_correction(mla)).subs(b_mu, b_mu / sigma_attn)
     return sigma_attn * per_group
 
 
-def _rw_floor(m, k, n, tp):
+def _rw_floor(m, k, n, tp, weight=p):
     """A lower bound of eq-full-matmul-bytes over every tp ≥ 1 and every split: the weights once,
     the inputs and outputs once (t_1 ≥ 1 and tp/t_1 ≥ 1)."""
-    return m * k * p + n * (m + k) * p_act
+    return m * k * weight + n * (m + k) * p_act
 
 
 def shared_bytes() -> sp.Expr:
@@ -281,12 +304,12 @@ def shared_bytes() -> sp.Expr:
     groups reading its own copy, sharded over its N_TP/σ GPUs, for its own b_μ·q/σ tokens
     (with data-parallel attention every GPU reads the whole shared expert)."""
     return n_sh * (n_ff_in + n_ff_out) * sigma_attn * RW(d_model, d_ff_shared,
-                                                         fm.tokens() / sigma_attn, N_TP_ATTN)
+                                                         fm.tokens() / sigma_attn, N_TP_ATTN, p_sh)
 
 
 def shared_bytes_floor() -> sp.Expr:
     """A lower bound of :func:`shared_bytes` over σ: one copy, its inputs and outputs once."""
-    return n_sh * (n_ff_in + n_ff_out) * _rw_floor(d_model, d_ff_shared, fm.tokens(), 1)
+    return n_sh * (n_ff_in + n_ff_out) * _rw_floor(d_model, d_ff_shared, fm.tokens(), 1, p_sh)
 
 
 @derivation("eq-phys-memory-time", "this book (physical rules), from Erdil (2025), eq. 34")
@@ -312,7 +335,7 @@ def memory_parts(mla: bool = False, shared: bool = True, moe: bool = True) -> di
     per_gpu = n_pp / (n_gpu * hbm_bw)
     copies = kv_copies_eq(mla).rhs
     attention = (n_layers * attention_bytes_dp(mla) + copies * cache_read_bytes() * b_mu
-                 + sigma_attn * N_TP_ATTN * p * w_idx)
+                 + sigma_attn * N_TP_ATTN * p_attn * w_idx)
     if moe:
         if shared:
             attention += n_layers * shared_bytes()
@@ -327,13 +350,13 @@ def memory_floor(mla: bool = False, shared: bool = True, moe: bool = True) -> sp
     """A lower bound of eq-phys-memory-time over every σ in [1, N_TP]: attention's weights read
     once and its activations once (:func:`_rw_floor`), the cache read once."""
     per_gpu = n_pp / (n_gpu * hbm_bw)
-    attention = fm.attention_bytes(mla).replace(RW, _rw_floor) + held_weights_correction(mla)
+    attention = attention_weight_bytes(mla).replace(RW, _rw_floor) + held_weights_correction(mla)
     if moe:
         ff = fm.ff_bytes(shared=False) + (shared_bytes_floor() if shared else 0)
     else:
         ff = (n_ff_in + n_ff_out) * _rw_floor(d_model, d_ff, fm.tokens(), 1)
     return per_gpu * (n_layers * (attention + ff) + cache_read_bytes() * b_mu
-                      + sigma_attn * N_TP_ATTN * p * w_idx + p_emb * vocab * d_model)
+                      + sigma_attn * N_TP_ATTN * p_attn * w_idx + p_emb * vocab * d_model)
 
 
 @derivation("eq-phys-flop-time", "this book (physical rules), from Erdil (2025), eq. 33")
@@ -344,21 +367,24 @@ def flop_time(mla: bool = False, shared: bool = True) -> sp.Eq:
     them (no σ factor). The input embedding is a lookup; the output head multiplies the
     q_LM tokens of each sequence that need logits (n_vocab·d_model weights each). Attention's
     scores and values over the cache run at the cache's precision, C_attn (a 16-bit cache
-    beside 8-bit weights: the BF16 rate, as FlashAttention and FlashMLA run it); every matmul
-    by weights at the weights' C.
+    beside 8-bit weights: the BF16 rate, as FlashAttention and FlashMLA run it); attention's
+    projections at their weights' precision, C_proj (rule 13: gpt-oss's BF16 attention beside
+    its MXFP4 experts); every other matmul by weights at the weights' C.
     """
     return sp.Eq(t_flop, sum(flop_parts(mla, shared).values()))
 
 
 def flop_parts(mla: bool = False, shared: bool = True) -> dict[str, sp.Expr]:
     """eq-phys-flop-time split into 'attention', the scores and values over the cache at its
-    precision's FLOP/s C_attn, and the 'rest' at the weights' C."""
+    precision's FLOP/s C_attn, and the 'rest': attention's projections at C_proj, the other
+    matmuls at the weights' C."""
     experts = 2 * (n_ff / s + (fm.shared_expert_params() if shared else 0)) * b * q_len
     projections = 2 * n_attn * b * q_len
     logits = 2 * vocab * d_model * b * q_lm
     attention = attention_flop_parts(mla)
     return {"attention": attention["cache"] / (n_gpu * flops_attn),
-            "rest": (experts + projections + logits + attention["weights"]) / (n_gpu * flops)}
+            "rest": projections / (n_gpu * flops_proj)
+            + (experts + logits + attention["weights"]) / (n_gpu * flops)}
 
 
 def _words_all_reduced(two_d: bool, mla: bool, shared: bool,
@@ -441,19 +467,20 @@ def memory_need(shared: bool = True, mla: bool = False, moe: bool = True) -> sp.
     micro-batch's), each entry held eq-phys-kv-copies times.
     """
     shared_params = fm.shared_expert_params() if shared and moe else 0
-    dense = 0 if moe else n_ff
     indexers = sigma_attn * (N_TP_ATTN - 1) * w_idx  # replicated on every GPU (rule 9)
-    weights = (sigma_attn * (n_attn + shared_params + dense) + indexers
-               + n_ff * (1 if moe else 0))
-    return sp.Eq(mem_need, p * weights + p_emb * n_unembed
+    # each block at its own bytes: attention (router, indexers) at p_attn, shared experts at
+    # p_sh, the routed experts (once) or a dense block (once per group) at p
+    weights = (p_attn * (sigma_attn * n_attn + indexers) + p_sh * sigma_attn * shared_params
+               + p * n_ff * (1 if moe else sigma_attn))
+    return sp.Eq(mem_need, weights + p_emb * n_unembed
                  + kv_copies_eq(mla).rhs * cache_stored_bytes() * b)
 
 
 def memory_need_floor(shared: bool = True) -> sp.Expr:
     """A lower bound of eq-phys-memory-need over σ and N_EP: one copy of everything."""
-    weights = (n_attn + n_ff + (fm.shared_expert_params() if shared else 0)
-               + (sigma_attn * N_TP_ATTN - 1) * w_idx)  # the indexers' copies: N_TP whatever σ
-    return p * weights + p_emb * n_unembed + cache_stored_bytes() * b
+    weights = (p_attn * (n_attn + (sigma_attn * N_TP_ATTN - 1) * w_idx)  # indexers: N_TP copies
+               + p * n_ff + p_sh * (fm.shared_expert_params() if shared else 0))
+    return weights + p_emb * n_unembed + cache_stored_bytes() * b
 
 
 @derivation("eq-phys-expert-parallel", "this book (physical rules), from Erdil (2025), reference code")

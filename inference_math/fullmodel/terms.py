@@ -30,6 +30,7 @@ from ..core.symbols import (
     n_pp,
     n_ranks,
     n_tp,
+    p,
     sigma_attn,
     t_kernel,
 )
@@ -56,8 +57,12 @@ from .full_model import (
 )
 
 
-def _rw(m, k, n, tp):
-    return matmul_bytes().rhs.subs({mm_m: m, mm_k: k, mm_n: n, n_tp: tp}, simultaneous=True)
+def _rw(m, k, n, tp, weight=None):
+    """eq-full-matmul-bytes at (m, k, n, tp), its weights at ``weight`` bytes (default p)."""
+    values = {mm_m: m, mm_k: k, mm_n: n, n_tp: tp}
+    if weight is not None:
+        values[p] = weight
+    return matmul_bytes().rhs.subs(values, simultaneous=True)
 
 
 def _collective(kind: dict, model: str, part: str | None = None, rules: str = "paper",

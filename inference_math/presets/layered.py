@@ -40,7 +40,7 @@ class LayerPiece:
     d_shared: int
     kv_bytes_per_token: float  # all layers of the group, per token of context
     window: float  # tokens the group's cache holds at most (inf: full attention)
-    weight_bytes: float  # bytes per parameter of this group
+    weight_bytes: float  # bytes per parameter of this group, the mean over its blocks
     # a linear-attention group: its constant state, read and written by every pass, as the cache
     # of this many tokens (d_lin,v), whatever the context (None: a cache that grows)
     fixed_context: float | None = None
@@ -69,6 +69,15 @@ class LayerPiece:
     window_bytes_per_token: float = 0.0
     window_tokens: float = 0.0
     state_bytes: float = 0.0
+    # bytes per parameter of each block where a checkpoint stores them apart (gpt-oss's BF16
+    # attention and router beside MXFP4 experts): attention with its router and indexer, the
+    # routed experts (or the dense feed-forward block), the shared experts (None: weight_bytes)
+    attention_bytes: float | None = None
+    ff_bytes: float | None = None
+    shared_bytes: float | None = None
+    # a sliding window (each query attends to the last `window` tokens; not a chunked layer's
+    # window, whose query sees only its own chunk's earlier tokens)
+    sliding: bool = False
 
     @property
     def params(self) -> float:
@@ -136,6 +145,10 @@ class LayeredModel:
             quantized, b_q = arch.group_quantized(number)  # per layer, as the checkpoint states
             params = attention + routed + shared
             bits = (quantized * b_q + (params - quantized) * b_w) / params
+            by_block = {"attention_bytes": group.block_bits("attention", attention, b_w) / 8,
+                        "ff_bytes": group.block_bits("experts" if ffn.kind == "moe" else "dense",
+                                                     routed, b_w) / 8,
+                        "shared_bytes": group.block_bits("shared", shared, b_w) / 8}
             # a block absent from the layer (Nemotron-H's one block per layer) has no parameters
             # (its counts are 0); the shape keeps a one-wide placeholder, which the models'
             # shapes need: 2 (feed-forward) or 4 (attention) d_model-vectors of weights per layer
@@ -223,7 +236,7 @@ class LayeredModel:
                 kv_bytes_per_token=kv, window=layer["window"], fixed_context=fixed,
                 weight_bytes=bits / 8, quantized_params=count * quantized, quantized_bits=b_q,
                 other_bits=b_w, formats=tuple((b, count * n) for b, n in group.quantized),
-                **sparse))
+                sliding=a.span == "sliding", **by_block, **sparse))
         return cls(name=name or arch.name, pieces=tuple(pieces),
                    embedding_params=arch.embedding_params, embedding_bytes=arch.embedding_bits / 8,
                    kv_cache_bits=arch.kv_cache_bits,
@@ -394,7 +407,7 @@ def mtp_drafter(model) -> LayeredModel:
     # stored as the model's own layers of its kind are (DeepSeek-V3's FP8 blocks)
     kin = next((g for g in arch.groups if (g.attention, g.ffn) == (one.attention, one.ffn)), None)
     if kin is not None and not one.quantized:
-        one = replace(one, quantized=kin.quantized)
+        one = replace(one, quantized=kin.quantized, blocks=kin.blocks)
     module = replace(arch, name=f"{arch.name} MTP module", groups=(one,), n_mtp=0,
                      mtp_layer=None)
     return LayeredModel.from_architecture(module, name=f"{model.name} (MTP module)",

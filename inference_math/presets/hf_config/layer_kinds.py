@@ -167,3 +167,16 @@ class LayerGroup:
     # the layer's weights by storage: ((bits, parameters per layer), ...) of its quantized
     # matrices, as the checkpoint states them (empty: every weight at the checkpoint's dtype)
     quantized: tuple[tuple[float, float], ...] = ()
+    # the same by block: ((block, bits, parameters per layer), ...), block 'attention' (its
+    # router and indexer with it), 'experts' (routed), 'shared' or 'dense' (a dense feed-forward
+    # block), so that each block's weights are read at their own bytes
+    blocks: tuple[tuple[str, float, float], ...] = ()
+
+    def block_bits(self, block: str, params: float, other_bits: float) -> float:
+        """Mean bits per weight of ``params`` parameters of one block of a layer: its quantized
+        matrices at their formats, the rest at ``other_bits`` (the checkpoint's dtype)."""
+        if not params:
+            return other_bits
+        stored = [(bits, n) for name, bits, n in self.blocks if name == block]
+        quantized = sum(n for _, n in stored)
+        return (sum(bits * n for bits, n in stored) + (params - quantized) * other_bits) / params

@@ -41,14 +41,22 @@ def _gqa(f: _Fields, span: str, window: int | None, *, n_kv: int | None = None,
     return Attention(span, _heads(n_q, n_kv), n_q, n_kv, d_head, window, **extra)
 
 
-def _group(layers: list[tuple], quantized: list[tuple]) -> tuple[LayerGroup, ...]:
+def _group(layers: list[tuple], stored: list[tuple]) -> tuple[LayerGroup, ...]:
     """Identical layers (same blocks, same storage) gathered into groups, in order of first
-    appearance."""
+    appearance. ``stored``: each layer's ((block, bits, parameters), ...)."""
     counts: dict[tuple, int] = {}
-    for layer, storage in zip(layers, quantized, strict=True):
+    for layer, storage in zip(layers, stored, strict=True):
         key = (*layer, storage)
         counts[key] = counts.get(key, 0) + 1
-    return tuple(LayerGroup(n, a, f, q) for (a, f, q), n in counts.items())
+    return tuple(LayerGroup(n, a, f, by_bits(q), q) for (a, f, q), n in counts.items())
+
+
+def by_bits(blocks: tuple) -> tuple[tuple[float, float], ...]:
+    """((bits, parameters), ...) of ((block, bits, parameters), ...), summed over blocks."""
+    out: dict[float, float] = {}
+    for _, bits, params in blocks:
+        out[bits] = out.get(bits, 0.0) + params
+    return tuple(sorted(out.items()))
 
 
 def _moe_block(f: _Fields, n_in: int = 2) -> FeedForward | None:

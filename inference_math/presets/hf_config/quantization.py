@@ -37,9 +37,12 @@ def _naming(model_type: str) -> dict:
     return {**_NAMING["default"], **_NAMING.get(family, {})}
 
 
-def layer_matrices(a: Attention, f: FeedForward, d: int, names: dict) -> list[tuple[str, float, str]]:
-    """The weight matrices of one layer: (module name below the layer, parameters, kind), kind
-    'linear', 'router' or 'other' (convolutions). They sum to the layer's count."""
+def layer_matrices(a: Attention, f: FeedForward, d: int,
+                   names: dict) -> list[tuple[str, float, str, str]]:
+    """The weight matrices of one layer: (module name below the layer, parameters, kind, block),
+    kind 'linear', 'router' or 'other' (convolutions), block 'attention' (the mixer, its indexer
+    and the MoE router), 'experts' (routed, with their latent projections), 'shared' or 'dense'.
+    They sum to the layer's count."""
     out = []
     if a.span == "mamba":
         groups, state, heads, head_dim, conv = a.linear
@@ -88,38 +91,40 @@ def layer_matrices(a: Attention, f: FeedForward, d: int, names: dict) -> list[tu
         out += [(f"{m}.indexer.wq_b", a.mla[0] * heads * head_dim, "linear"),
                 (f"{m}.indexer.wk", d * head_dim, "linear"),
                 (f"{m}.indexer.weights_proj", d * heads, "linear")]
+    out = [(*matrix, "attention") for matrix in out]
     projections = ("gate_proj", "up_proj", "down_proj") if f.n_in == 2 else ("up_proj", "down_proj")
     if f.kind == "dense":
-        out += [(f"{names['mlp']}.{p}", d * f.d_ff, "linear") for p in projections]
+        out += [(f"{names['mlp']}.{p}", d * f.d_ff, "linear", "dense") for p in projections]
     elif f.kind == "moe":
         width = f.latent or d
-        out.append((names["router"], f.n_experts * d, "router"))
-        out += [(f"{names['experts']}.0.{p}", f.n_experts * width * f.d_ff, "linear")
+        out.append((names["router"], f.n_experts * d, "router", "attention"))
+        out += [(f"{names['experts']}.0.{p}", f.n_experts * width * f.d_ff, "linear", "experts")
                 for p in projections]
         if f.latent:
-            out += [(f"{names['mlp']}.fc1_latent_proj", d * f.latent, "linear"),
-                    (f"{names['mlp']}.fc2_latent_proj", f.latent * d, "linear")]
+            out += [(f"{names['mlp']}.fc1_latent_proj", d * f.latent, "linear", "experts"),
+                    (f"{names['mlp']}.fc2_latent_proj", f.latent * d, "linear", "experts")]
         if f.n_shared:
-            out += [(f"{names['shared']}.{p}", f.n_shared * d * f.d_shared, "linear")
+            out += [(f"{names['shared']}.{p}", f.n_shared * d * f.d_shared, "linear", "shared")
                     for p in projections]
     return out
 
 
 def _storage(layers: list[tuple], precision: cp.Precision | None, names: dict, d: int,
              vocab: int, tied: bool) -> tuple[list[tuple], tuple]:
-    """Each layer's quantized weights ((bits, parameters), ...) and the embeddings' own."""
+    """Each layer's quantized weights ((block, bits, parameters), ...) and the embeddings'
+    ((bits, parameters), ...)."""
     if precision is None:
         return [()] * len(layers), ()
     prefix = precision.prefix or names["prefix"]
     storage = []
     for i, (a, f) in enumerate(layers):
-        by_bits: dict[float, float] = {}
-        for module, params, kind in layer_matrices(a, f, d, names):
+        stored: dict[tuple[str, float], float] = {}
+        for module, params, kind, block in layer_matrices(a, f, d, names):
             fmt = precision.format_of((f"{prefix}layers.{i}.{module}",), linear=kind != "other",
                                       router=kind == "router")
             if fmt is not None:
-                by_bits[fmt.bits] = by_bits.get(fmt.bits, 0.0) + params
-        storage.append(tuple(sorted(by_bits.items())))
+                stored[block, fmt.bits] = stored.get((block, fmt.bits), 0.0) + params
+        storage.append(tuple((block, bits, n) for (block, bits), n in sorted(stored.items())))
     embeddings = []
     head = precision.format_of(("lm_head", "language_model.lm_head", "head"),
                                head=True)
@@ -191,7 +196,7 @@ def _v4_storage(layers: list[tuple], precision: cp.Precision | None, f: _Fields,
     fp4 = f.raw("expert_dtype", None) == "fp4"
     storage = []
     for i, (a, ffn) in enumerate(layers):
-        by_bits: dict[float, float] = {}
+        stored: dict[tuple[str, float], float] = {}
         for module, params, kind in _v4_matrices(a, ffn, d):
             if kind == "experts":
                 named = precision.format_of((f"layers.{i}.{module}.0.w1",))
@@ -199,7 +204,9 @@ def _v4_storage(layers: list[tuple], precision: cp.Precision | None, f: _Fields,
                     V4_FP4 if fp4 else fp8
             else:
                 fmt = {"fp8": fp8, "fp32": cp.Format("FP32", 32.0)}.get(kind)
+            block = ("experts" if module == "ffn.experts" else "shared"
+                     if module == "ffn.shared_experts" else "attention")
             if fmt is not None:
-                by_bits[fmt.bits] = by_bits.get(fmt.bits, 0.0) + params
-        storage.append(tuple(sorted(by_bits.items())))
+                stored[block, fmt.bits] = stored.get((block, fmt.bits), 0.0) + params
+        storage.append(tuple((block, bits, n) for (block, bits), n in sorted(stored.items())))
     return storage
