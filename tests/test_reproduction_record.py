@@ -497,6 +497,26 @@ def test_the_page_shows_five_columns_and_links_errata():
     assert "| 16 | 16.0 | +0.00% | exact |" in exact
 
 
+def test_each_table_has_a_link_target_and_the_chapters_link_to_one(monkeypatch):
+    """A chapter's one-line summary of its reproduction lands on its table (or its source's
+    group of tables), not on the top of the record."""
+    monkeypatch.setattr(R.erdil, "_frontier", lambda comparison, label: _Front(1.0))
+    groups = R.groups()
+    labels = R.labels(groups)
+    assert len(set(labels)) == len(labels) == len(groups)
+    for group, label in zip(groups, labels, strict=True):
+        titles = {group.erratum: "the box"} if group.erratum else {}
+        assert R.markdown(group, titles, label).startswith(f"({label})=\n")
+    page = (ROOT / "book" / "reproduction.md").read_text()
+    headings = set(re.findall(r"^\((rec-[a-z0-9-]+)\)=$", page, re.M))
+    assert headings and not headings & set(labels)
+    for path in (ROOT / "book").glob("*.md"):
+        text = path.read_text()
+        assert "{doc}`reproduction`" not in text, path.stem
+        if path.stem != "reproduction":
+            assert set(re.findall(r"<(rec-[a-z0-9-]+)>", text)) <= set(labels) | headings, path.stem
+
+
 def test_long_context_speeds_pair_the_codes_top_speed_with_ours(monkeypatch):
     """Source: the reference code's fastest point of each setting of Figures 9 and 10, read here
     from its summary file; ours: whatever our frontier's fastest point is."""

@@ -22,7 +22,7 @@ import sympy as sp
 
 from .. import DERIVATIONS
 from ..core import symbols as S
-from .typeset import Log2, WrittenMax, WrittenMin
+from .typeset import FlagCases, Log2, StatedCondition, WrittenMax, WrittenMin
 
 R = sp.Rational
 
@@ -265,6 +265,11 @@ def display_symbols() -> tuple[DisplaySymbol, ...]:
                       r"d_{\mathrm{lin},v}$, in "
                       "{eq}`eq-layers-attention-linear` and {eq}`eq-layers-attention-kda`",
                       (_QKV,)),
+        DisplaySymbol(r"r_{\mathrm{I}}", "1",
+                      "times an attention group scores the whole cache with its indexer: once "
+                      "per GPU of the group where every GPU runs the whole indexer (DeepSeek's), "
+                      "once where each GPU scores for its own query heads, in "
+                      "{eq}`eq-phys-flop-time`", (_INDEXER_COPIES,)),
         DisplaySymbol(r"F_{\mathrm{abs}}", "FLOP",
                       "FLOPs of an MLA layer's attention for one sequence's pass in the absorbed "
                       "form, in {eq}`eq-phys-mla-attention-flops`", (_F_ABSORBED,)),
@@ -407,13 +412,28 @@ def _sparse_read():
     return {S.ctx_read: mean, S.ctx_wread: mean.subs(S.k_top, S.ctx_win)}
 
 
+# the indexer's scoring in eq-phys-flop-time: every GPU of the attention group scores the whole
+# cache (DeepSeek's indexer, ξ_I = 1) or each scores for its own query heads (ξ_I = 0); the two
+# cases are written out, the flag is not shown
+_INDEXER_COPIES = sp.Symbol(r"r_{\mathrm{I}}", positive=True)
+
+
+class _IndexerCases(FlagCases):
+    cases = ("indexer on every GPU", "indexer split by heads")
+
+
+def _flop_time_constants() -> dict:
+    from ..fullmodel import full_model as fm
+    return {**_sparse_read(), _INDEXER_COPIES: _IndexerCases(S.xi_idx, fm.N_TP_ATTN, 1)}
+
+
 @form("eq-phys-flop-time", "attention's projections over the FLOP/s of their weights' "
       "precision, then the other weights each token multiplies, the head's q_LM tokens, then "
       "attention over the entries it selects (r_c tokens to an entry) and its window, the "
-      "indexer over the whole cache on every GPU (ξ_I = 1) or split with the heads (ξ_I = 0) "
-      "of the attention group, then the indexer's projections on the group's other GPUs, over "
-      "the instance's FLOP/s; attention over the cache over its FLOP/s at the cache's "
-      "precision", constants=_sparse_read, where=True)
+      "indexer over the whole cache r_I times (named under the equation: on every GPU of the "
+      "attention group, or once, split with the heads), then the indexer's projections on the "
+      "group's other GPUs, over the instance's FLOP/s; attention over the cache over its FLOP/s "
+      "at the cache's precision", constants=_flop_time_constants, where=True)
 def _phys_flop_time():
     from ..fullmodel import physical_rules as phys
 
@@ -423,8 +443,7 @@ def _phys_flop_time():
     from ..fullmodel import full_model as fm
 
     entries = sp.Add(_mul(S.ctx_read, _pow(S.r_cmp, -1)), S.ctx_wread, evaluate=False)
-    scorers = sp.Add(_mul(S.xi_idx, fm.N_TP_ATTN), 1, -S.xi_idx, evaluate=False)
-    indexer = _mul(S.n_layers, scorers, S.f_idx, context, S.b, S.q_len)
+    indexer = _mul(S.n_layers, _INDEXER_COPIES, S.f_idx, context, S.b, S.q_len)
     replicas = _mul(2, sp.Add(fm.N_TP_ATTN, -1, evaluate=False), S.w_idx, S.b, S.q_len)
     numerator = sp.Add(_mul(2, weights, S.b, S.q_len),
                        _mul(2, S.vocab, S.d_model, S.b, S.q_lm), indexer, replicas,
@@ -640,6 +659,13 @@ def _mla_forms() -> dict:
     return {_F_ABSORBED: absorbed, _F_MULTI_HEAD: multi_head}
 
 
+class _CanUpProject(StatedCondition):
+    """ξ_MHA > 0, said as what it means: the layer holds the up-projections multi-head attention
+    needs (a compressed layer does not, and runs absorbed only)."""
+
+    words = "the layer holds up-projections"
+
+
 @form("eq-phys-mla-attention-flops", "the two forms named under the equation, each written as "
       "the layer runs it: per head and entry the scores' and the sums' widths, times the causal "
       "mean context ℓ + (q − 1)/2; the multi-head form's up-projection of the ℓ cached latents",
@@ -647,7 +673,8 @@ def _mla_forms() -> dict:
 def _mla_attention_flops():
     eq = DERIVATIONS["eq-phys-mla-attention-flops"].function()
     return sp.Eq(eq.lhs, sp.Piecewise((sp.Min(_F_ABSORBED, _F_MULTI_HEAD, evaluate=False),
-                                       S.xi_mha > 0), (_F_ABSORBED, True)), evaluate=False)
+                                       _CanUpProject(S.xi_mha > 0)), (_F_ABSORBED, True)),
+                 evaluate=False)
 
 
 # eq-serve-mixed-split's three parts of the binding resource's time: the chunk's own, the decode

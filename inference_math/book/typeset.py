@@ -84,6 +84,43 @@ class WrittenMax(sp.Function):
         return r"\max\left(" + ", ".join(printer._print(a) for a in self.args) + r"\right)"
 
 
+class FlagCases(sp.Function):
+    """A 0/1 switch of the model written as its two cases in words: ``Sub(flag, on, off)`` of a
+    subclass ``Sub`` whose :attr:`cases` are the words of each case prints
+    ``{on, if <words>; off, if <words>}``, and ``doit()`` is ``flag·on + (1 − flag)·off``, the form
+    the derivation computes with (so that a reader never meets the flag itself)."""
+
+    nargs = 3
+    #: the words of the case ``flag = 1`` and of the case ``flag = 0``
+    cases: tuple[str, str] = ("", "")
+
+    def doit(self, **hints):
+        flag, on, off = (a.doit(**hints) if hints.get("deep", True) else a for a in self.args)
+        return flag * on + (1 - flag) * off
+
+    def _latex(self, printer):
+        _, on, off = self.args
+        rows = [printer._print(value) + r", & \text{if " + words + "}"
+                for value, words in zip((on, off), self.cases, strict=True)]
+        return r"\begin{cases} " + r" \\ ".join(rows) + r" \end{cases}"
+
+
+class StatedCondition(sp.logic.boolalg.BooleanFunction):
+    """A condition of a piecewise result stated in words: ``Sub(condition)`` of a subclass
+    ``Sub`` whose :attr:`words` say what the condition means prints the words, and ``doit()`` is
+    the condition (a flag's comparison the derivation computes with)."""
+
+    nargs = 1
+    #: what the condition says, read after "if"
+    words: str = ""
+
+    def doit(self, **hints):
+        return self.args[0].doit(**hints) if hints.get("deep", True) else self.args[0]
+
+    def _latex(self, printer):
+        return r"\text{" + self.words + "}"
+
+
 class Log2(sp.Function):
     """``log₂ x`` as written (SymPy turns ``log(x, 2)`` into ``log(x)/log(2)``); ``doit()`` is
     SymPy's ``log(x)/log(2)``."""

@@ -162,11 +162,24 @@ def _tolerance(row: Row) -> str:
     return f"±{bound:.12f}".rstrip("0").rstrip(".")
 
 
-def markdown(group: Group, box_titles: dict[str, str]) -> str:
-    """One group as MyST: where it is derived, then a table of five short columns."""
+def labels(groups: list[Group]) -> list[str]:
+    """Each group's link target on the page, ``rec-`` and the section that derives it; a second
+    group derived in the same section gets ``-2`` (a third ``-3``), in the order of the book."""
+    out, seen = [], {}
+    for group in groups:
+        seen[group.section] = seen.get(group.section, 0) + 1
+        out.append(f"rec-{group.section}" + (f"-{seen[group.section]}"
+                                             if seen[group.section] > 1 else ""))
+    return out
+
+
+def markdown(group: Group, box_titles: dict[str, str], label: str | None = None) -> str:
+    """One group as MyST: its link target (``label``, if given), where it is derived, then a
+    table of five short columns."""
     from ..display import markdown_table
 
-    lines = [f"**{group.title}**: {group.note}; derived in {{ref}}`{group.section}`."]
+    lines = [f"({label})=\n"] if label else []
+    lines.append(f"**{group.title}**: {group.note}; derived in {{ref}}`{group.section}`.")
     if group.erratum:
         lines.append(f"The source errs here: {{ref}}`{box_titles[group.erratum]} <{group.erratum}>`.")
     rows = [[row.quantity, _source(row), _number(row.ours, _source(row)), _difference(row),
