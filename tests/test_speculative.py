@@ -189,7 +189,7 @@ def test_best_integer_gamma_is_next_to_the_continuous_optimum(ratio, a):
 
 latencies = st.floats(1e-4, 1.0)
 drafts = st.integers(1, 16)
-acceptances = st.floats(0.01, 0.98)
+acceptances = st.floats(0.01, 0.97)  # below 1 after a step of up to 0.02: eq. 46 is 0/0 at 1
 
 
 @given(latencies, latencies, drafts, acceptances, st.floats(0.001, 0.02))
