@@ -18,9 +18,12 @@ from hypothesis import settings
 
 #: Settings for every property-based test: realistic, fast, no timing flakiness.
 settings.register_profile("inference_math", max_examples=50, deadline=None)
-# In CI the examples are derandomized, so that a red run can be reproduced exactly.
-settings.register_profile("ci", parent=settings.get_profile("inference_math"), derandomize=True)
-settings.load_profile("ci" if os.environ.get("CI") else "inference_math")
+# The examples are derandomized, so that a red run (CI's or a fresh clone's) can be reproduced
+# exactly; HYPOTHESIS_EXPLORE=1 draws new ones each run, to look for counterexamples.
+settings.register_profile("derandomized", parent=settings.get_profile("inference_math"),
+                          derandomize=True)
+settings.load_profile("inference_math" if os.environ.get("HYPOTHESIS_EXPLORE")
+                      else "derandomized")
 
 N_POINTS = 20
 RTOL = 1e-10
