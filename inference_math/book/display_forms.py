@@ -663,7 +663,7 @@ class _CanUpProject(StatedCondition):
     """ξ_MHA > 0, said as what it means: the layer holds the up-projections multi-head attention
     needs (a compressed layer does not, and runs absorbed only)."""
 
-    words = "the layer holds up-projections"
+    words = "it can up-project"
 
 
 @form("eq-phys-mla-attention-flops", "the two forms named under the equation, each written as "
