@@ -120,10 +120,11 @@ def test_flop_fraction_limits():
 
 
 def test_estimate_with_perfect_efficiencies_is_the_limit_combination():
-    """t_0 = 0, full fractions at any size (β_½ = m_½ = 0, η = 1): eq-est-step-latency is
-    eq-phys-forward-latency without launches, which is how the limit combines its terms."""
+    """t_0 = 0, full fractions at any size (β_½ = m_½ = 0, η = 1), one expert-parallel rank:
+    eq-est-step-latency is eq-phys-forward-latency without launches, which is how the limit
+    combines its terms."""
     est = er.step_latency().rhs.subs({S.t_fixed_step: 0, S.beta_half: 0, S.m_half: 0,
-                                      S.eta_mem: 1, S.eta_flop: 1})
+                                      S.eta_mem: 1, S.eta_flop: 1, S.n_ep: 1})
     limit = phys.forward_latency().rhs.subs(S.t_kernel, 0)
     assert sp.simplify(est - limit) == 0
 
@@ -131,5 +132,7 @@ def test_estimate_with_perfect_efficiencies_is_the_limit_combination():
 @given(positive, positive, positive, st.floats(min_value=0, max_value=1))
 def test_estimate_never_beats_its_terms_at_peak(mem, flop, net, omega):
     fn = compile_fn(er.step_latency(), er.STEP_ARGS)
-    value = float(fn(mem, flop, net, 1e6, 100.0, 1e-3, 0.9, 1e6, 0.7, 50.0, omega))
+    # a third of the arithmetic in the routed experts: 100 tokens, 8 a token, 8 ranks, 200 hit
+    value = float(fn(mem, flop, flop / 3, net, 1e6, 100.0, 8.0, 8.0, 200.0, 1e-3, 0.9, 1e6,
+                     0.7, 50.0, omega, 2.0))
     assert value >= max(mem, flop) + 1e-3 - 1e-12

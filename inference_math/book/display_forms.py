@@ -560,6 +560,48 @@ def label_of(eq: sp.Basic) -> str | None:
         return None
 
 
+_EPS_MEM = sp.Symbol(r"\epsilon_{\mathrm{mem}}", positive=True)  # eq-est-step-latency's fractions
+_EPS_FLOP = sp.Symbol(r"\epsilon_{\mathrm{flop}}", positive=True)
+_EPS_EXP = sp.Symbol(r"\epsilon_{\mathrm{E}}", positive=True)
+
+
+def _busiest_rank_written():
+    """1 + ρ_r √(2 (N_EP − 1) ln N_EP / (m k)), at most N_EP, as written."""
+    spread = _mul(2, sp.Add(S.n_ep, -1, evaluate=False), sp.log(S.n_ep),
+                  _pow(_mul(S.m_tokens, S.n_active), -1))
+    return WrittenMin(sp.Add(1, _mul(S.rho_route, _pow(spread, R(1, 2))), evaluate=False),
+                      S.n_ep)
+
+
+@form("eq-est-busiest-rank", "one plus the excess, the spread's square root whole")
+def _busiest_rank():
+    from ..serving import estimate_rules as er
+
+    return sp.Eq(er.busiest_rank().lhs, _busiest_rank_written(), evaluate=False)
+
+
+def _estimate_fractions():
+    from ..serving import estimate_rules as er
+
+    return {_EPS_MEM: er.bandwidth_fraction().rhs, _EPS_FLOP: er.flop_fraction().rhs,
+            _EPS_EXP: er.expert_flop_fraction().rhs, S.lam_rank: _busiest_rank_written()}
+
+
+@form("eq-est-step-latency", "the fractions of eq-est-bandwidth-fraction, eq-est-flop-fraction "
+      "and eq-est-expert-flop-fraction and the busiest rank of eq-est-busiest-rank named; the "
+      "network time's serial part first", constants=_estimate_fractions, where=True)
+def _estimate_step():
+    from ..serving import estimate_rules as er
+
+    rest = _mul(sp.Add(S.t_flop, -S.t_flop_exp, evaluate=False), _pow(_EPS_FLOP, -1))
+    experts = _mul(S.lam_rank, S.t_flop_exp, _pow(_EPS_EXP, -1))
+    longest = WrittenMax(_mul(S.omega_net, S.t_net), _mul(S.t_mem, _pow(_EPS_MEM, -1)),
+                         sp.Add(rest, experts, evaluate=False))
+    serial = _mul(sp.Add(1, -S.omega_net, evaluate=False), S.t_net)
+    return sp.Eq(er.step_latency().lhs, sp.Add(S.t_fixed_step, serial, longest, evaluate=False),
+                 evaluate=False)
+
+
 def display_eq(eq: sp.Basic) -> sp.Basic:
     """What the book prints for ``eq``: its display form if it is a derivation's result that has
     one, else ``eq`` itself."""

@@ -323,6 +323,10 @@ m_tokens = "m_tokens"
 tau_kernel = "tau_kernel"
 t_est = "t_est"
 peak_share = "peak_share"
+t_flop_exp = "t_flop_exp"
+n_hit = "n_hit"
+rho_route = "rho_route"
+lam_rank = "lam_rank"
 k_top = "k_top"
 n_idx = "n_idx"
 d_idx = "d_idx"
@@ -687,6 +691,10 @@ NAMES = (
     tau_kernel,
     t_est,
     peak_share,
+    t_flop_exp,
+    n_hit,
+    rho_route,
+    lam_rank,
     k_top,
     n_idx,
     d_idx,

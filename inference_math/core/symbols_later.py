@@ -107,6 +107,18 @@ t_est = _define("t_est", r"t_{\mathrm{est}}", "s", "a step's time by the estimat
 peak_share = _define("peak_share", r"\epsilon", "1",
                      "fraction of a peak (bandwidth or FLOP/s) a kernel reaches", "serving",
                      **_POS)
+t_flop_exp = _define("t_flop_exp", r"t_{\mathrm{flop}}^{\mathrm{E}}", "s",
+                     "the routed experts' share of a step's arithmetic time at the peak",
+                     "serving", nonnegative=True, real=True)
+n_hit = _define("n_hit", r"n_{\mathrm{hit}}", "experts",
+                "experts of a layer that at least one token of the step is routed to",
+                "serving", **_POS)
+rho_route = _define("rho_route", r"\rho_{\mathrm{r}}", "1",
+                    "routing's overdispersion: the spread of an expert-parallel rank's tokens "
+                    "over the spread uniform routing gives", "serving", **_POS)
+lam_rank = _define("lam_rank", r"\lambda_{\mathrm{EP}}", "1",
+                   "tokens of the busiest expert-parallel rank over the mean rank's", "serving",
+                   **_POS)
 
 # --- sparse top-k attention (section owned by inference_math/derivations/sparse_attention.py) ---
 k_top = _define("k_top", r"k_{\mathrm{sel}}", "tokens",

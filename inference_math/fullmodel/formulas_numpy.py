@@ -61,8 +61,12 @@ def pool_ratio(rate_dec, rate_pre, rho_io):
     return rate_dec*rho_io/rate_pre
 
 
-def estimate_step(t_mem, t_flop, t_net, beta_layer, m_tokens, t_fixed_step, eta_mem, beta_half, eta_flop, m_half, omega_net):
-    return t_fixed_step + t_net*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*t_net, t_mem*(beta_half + beta_layer)/(beta_layer*eta_mem)), t_flop*(m_half + m_tokens)/(eta_flop*m_tokens))
+def estimate_step(t_mem, t_flop, t_flop_exp, t_net, beta_layer, m_tokens, n_active, n_ep, n_hit, t_fixed_step, eta_mem, beta_half, eta_flop, m_half, omega_net, rho_route):
+    return t_fixed_step + t_net*(1 - omega_net) + numpy.maximum(numpy.maximum(omega_net*t_net, t_mem*(beta_half + beta_layer)/(beta_layer*eta_mem)), (m_half + m_tokens)*(t_flop - t_flop_exp)/(eta_flop*m_tokens) + t_flop_exp*(m_half*n_hit + m_tokens*n_active)*numpy.minimum(n_ep, numpy.sqrt(2)*rho_route*numpy.sqrt(n_ep*numpy.log(n_ep) - numpy.log(n_ep))/(numpy.sqrt(m_tokens)*numpy.sqrt(n_active)) + 1)/(eta_flop*m_tokens*n_active))
+
+
+def experts_hit(n_experts, n_active, m_tokens):
+    return n_experts*(1 - (-(n_active - n_experts)/n_experts)**m_tokens)
 
 
 def cost(n_gpu, t_token, b, price):
@@ -143,7 +147,8 @@ ARGUMENTS = {
     'disaggregated_ttft': ('t_pre', 'kv_prompt', 'n_send', 'bw_nic'),
     'disaggregated_rate': ('rate_dec', 'rate_pre', 'rho_io'),
     'pool_ratio': ('rate_dec', 'rate_pre', 'rho_io'),
-    'estimate_step': ('t_mem', 't_flop', 't_net', 'beta_layer', 'm_tokens', 't_fixed_step', 'eta_mem', 'beta_half', 'eta_flop', 'm_half', 'omega_net'),
+    'estimate_step': ('t_mem', 't_flop', 't_flop_exp', 't_net', 'beta_layer', 'm_tokens', 'n_active', 'n_ep', 'n_hit', 't_fixed_step', 'eta_mem', 'beta_half', 'eta_flop', 'm_half', 'omega_net', 'rho_route'),
+    'experts_hit': ('n_experts', 'n_active', 'm_tokens'),
     'cost': ('n_gpu', 't_token', 'b', 'price'),
     'sens_one_term': ('g1_b', 'g1_x', 'eps_price'),
     'sens_corner': ('g1_n', 'g1_b', 'g1_x', 'g2_n', 'g2_b', 'g2_x', 'eps_price'),

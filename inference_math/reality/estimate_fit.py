@@ -1,4 +1,4 @@
-"""Fitting the estimate's parameters (six, three of them per software stack) on the public
+"""Fitting the estimate's parameters (seven, three of them per software stack) on the public
 measurements, and its band.
 
 Method (the book's chapter "How close real systems come" reports every number):
@@ -16,14 +16,14 @@ Method (the book's chapter "How close real systems come" reports every number):
    1/√(rows of its source), so a source that publishes hundreds of rows does not outvote one
    that publishes a few (weighting by setup instead gave a larger out-of-fold error, 1.50
    against 1.38, on the training split). Every parameter is bounded to a physical range
-   (:data:`BOUNDS`); the fit's coordinates are the logarithms of t_0, β_½ and m_½ and the
+   (:data:`BOUNDS`); the fit's coordinates are the logarithms of t_0, β_½, m_½ and ρ_r and the
    fractions η_mem, η_flop and ω themselves, each inside its bounds, so no trial step can leave
    the range or overflow (unbounded coordinates once let the optimizer, on some CPUs, step to
    ``exp`` of a huge number).
    The parameters the vendor's software sets, t_0, η_mem and η_flop
    (:data:`~.step_time.PER_STACK`), have one value per software stack
-   (:data:`~.step_time.FITTED_STACKS`: CUDA and ROCm); the other three are shared. Nine numbers
-   in all; the chapter compares them with one set of six for both stacks
+   (:data:`~.step_time.FITTED_STACKS`: CUDA and ROCm); the other four are shared. Ten numbers
+   in all; the chapter compares them with one set for both stacks
    (``fit(per_stack=False)``).
    ``scipy.optimize.least_squares`` (trust-region reflective) from each of :data:`STARTS`,
    keeping the least cost.
@@ -66,17 +66,21 @@ LOSS_SCALE = 0.2  # ln units: misses beyond a factor of about 1.2 count linearly
 BAND_QUANTILES = (0.10, 0.90)
 #: A point the estimate cannot serve (its batch does not fit) counts as this miss in ln.
 INFEASIBLE_MISS = 3.0
-START = (2e-3, 0.8, 2e6, 0.6, 64.0, 0.5)
+START = (2e-3, 0.8, 2e6, 0.6, 64.0, 0.5, 2.0)
 #: Further starting points (least squares on a max over a grid has local minima): the fit
 #: keeps the one of least training cost.
-STARTS = (START, (5e-3, 0.6, 5e5, 0.4, 16.0, 0.2), (1e-3, 0.9, 1e7, 0.8, 256.0, 0.8),
-          (1e-2, 0.5, 1e6, 0.3, 128.0, 0.5))
+STARTS = (START, (5e-3, 0.6, 5e5, 0.4, 16.0, 0.2, 1.0), (1e-3, 0.9, 1e7, 0.8, 256.0, 0.8, 8.0),
+          (1e-2, 0.5, 1e6, 0.3, 128.0, 0.5, 4.0))
 FRACTIONS = (1, 3, 5)  # η_mem, η_flop, ω: the values themselves; the others: logarithms
 #: The physical range of each parameter (in the order of step_time.PARAMETER_NAMES): a fixed
 #: time per step from 10 µs (one kernel launch) to 100 ms; fractions of a peak from 1% to all of
 #: it (ω, the share of the shorter time hidden under the longer, from none to all); a kernel's
-#: start-up worth 1 byte to 1 GB, and a GEMM's half-efficiency size of 1 to 16,384 tokens.
-BOUNDS = ((1e-5, 0.1), (0.01, 1.0), (1.0, 1e9), (0.01, 1.0), (1.0, 16384.0), (0.0, 1.0))
+#: start-up worth 1 byte to 1 GB, a GEMM's half-efficiency size of 1 to 16,384 tokens, and
+#: routing's overdispersion from uniform (1) to 30 (a rank's load spread 30 times as wide).
+BOUNDS = ((1e-5, 0.1), (0.01, 1.0), (1.0, 1e9), (0.01, 1.0), (1.0, 16384.0), (0.0, 1.0),
+          (1.0, 30.0))
+#: Parameters per set (eq-est-step-latency's, :data:`~.step_time.PARAMETER_NAMES`).
+K = len(BOUNDS)
 
 
 @dataclass(frozen=True)
@@ -115,7 +119,7 @@ def samples() -> tuple[Sample, ...]:
 
 
 def _start(values, per_stack: bool = True) -> np.ndarray:
-    """Coordinates of a start: the same six values for every stack."""
+    """Coordinates of a start: the same values for every stack."""
     shared = to_coordinates(values)
     if not per_stack:
         return shared
@@ -125,15 +129,15 @@ def _start(values, per_stack: bool = True) -> np.ndarray:
 
 
 def to_efficiencies(z) -> dict[str, st.Efficiency]:
-    """The efficiencies of each stack from the fit's coordinates: six shared, then
+    """The efficiencies of each stack from the fit's coordinates: :data:`K` shared, then
     :data:`~.step_time.PER_STACK` of each further stack."""
     z = np.asarray(z, dtype=float)
-    out = {st.FITTED_STACKS[0]: st.Efficiency.from_vector(to_vector(z[:6]))}
-    if len(z) == 6:  # one set for every stack
+    out = {st.FITTED_STACKS[0]: st.Efficiency.from_vector(to_vector(z[:K]))}
+    if len(z) == K:  # one set for every stack
         return dict.fromkeys(st.FITTED_STACKS, out[st.FITTED_STACKS[0]])
-    k = 6
+    k = K
     for stack in st.FITTED_STACKS[1:]:
-        own = z[:6].copy()
+        own = z[:K].copy()
         for name in st.PER_STACK:
             own[st.PARAMETER_NAMES.index(name)] = z[k]
             k += 1
@@ -166,7 +170,7 @@ def to_coordinates(values) -> np.ndarray:
 
 
 def coordinate_bounds(per_stack: bool = True) -> tuple[np.ndarray, np.ndarray]:
-    """Lower and upper bounds of the fit's coordinates: six shared, then
+    """Lower and upper bounds of the fit's coordinates: :data:`K` shared, then
     :data:`~.step_time.PER_STACK` of each further stack (:func:`to_efficiencies`)."""
     low, high = to_coordinates([b[0] for b in BOUNDS]), to_coordinates([b[1] for b in BOUNDS])
     if per_stack:
@@ -204,7 +208,7 @@ def fit(items=None, starts=None, per_stack: bool = True) -> dict[str, st.Efficie
     """Robust least squares on the training split (module docstring, step 2); ``items``: the
     samples to fit (default: the training split), ``starts``: the starting coordinates (default:
     :data:`STARTS` for every stack). Returns the efficiencies of each stack; with ``per_stack``
-    false, one set of six for all (the comparison the chapter draws)."""
+    false, one set for all (the comparison the chapter draws)."""
     from scipy.optimize import least_squares
     train = [s for s in samples() if not s.held_out] if items is None else list(items)
     weights = _weights(train)
@@ -212,7 +216,7 @@ def fit(items=None, starts=None, per_stack: bool = True) -> dict[str, st.Efficie
     def residuals(z):
         return weights * log_ratios(train, to_efficiencies(z))
     starts = [_start(values, per_stack) for values in STARTS] if starts is None else starts
-    low, high = coordinate_bounds(per_stack=len(starts[0]) > 6)
+    low, high = coordinate_bounds(per_stack=len(starts[0]) > K)
     results = [least_squares(residuals, np.clip(start, low, high), bounds=(low, high),
                              method="trf", diff_step=1e-3, max_nfev=400, loss="soft_l1",
                              f_scale=LOSS_SCALE)
@@ -284,7 +288,7 @@ def report(effs: dict[str, st.Efficiency], items=None, band=None) -> dict:
 
 def stored(key: str = "parameters") -> dict[str, st.Efficiency]:
     """The stored fit's efficiencies of each stack, with the stored band: ``"parameters"`` (a
-    set per stack) or ``"one_set"`` (one set of six for all)."""
+    set per stack) or ``"one_set"`` (one set for all)."""
     rec = st.fitted_record()
     band = (rec["band"]["low"], rec["band"]["high"])
     return {stack: st.Efficiency(**values, band_low=band[0], band_high=band[1])

@@ -31,7 +31,7 @@ PARAMETER_FILE = "estimate_parameters.json"
 
 @dataclass(frozen=True)
 class Efficiency:
-    """The estimate's six parameters on one software stack (eq-est-step-latency) and its band.
+    """The estimate's seven parameters on one software stack (eq-est-step-latency) and its band.
 
     ``band_low`` and ``band_high`` are quantiles of ln(measured / estimate) on the held-out
     split: a rate R has the band [R·e^band_low, R·e^band_high].
@@ -43,6 +43,7 @@ class Efficiency:
     eta_flop: float
     m_half_tokens: float
     omega: float
+    rho_route: float = 1.0
     band_low: float = 0.0
     band_high: float = 0.0
 
@@ -50,7 +51,7 @@ class Efficiency:
     def vector(self) -> tuple[float, ...]:
         """The parameters in the order of estimate_rules.PARAMETERS."""
         return (self.t_fixed_s, self.eta_mem, self.beta_half_bytes, self.eta_flop,
-                self.m_half_tokens, self.omega)
+                self.m_half_tokens, self.omega, self.rho_route)
 
     @classmethod
     def from_vector(cls, values, band=(0.0, 0.0)) -> Efficiency:
@@ -58,7 +59,7 @@ class Efficiency:
                    band_high=float(band[1]))
 
 
-PARAMETER_NAMES = tuple(f.name for f in fields(Efficiency))[:6]
+PARAMETER_NAMES = tuple(f.name for f in fields(Efficiency))[:7]
 #: The share of HBM an engine gives its weights and cache under the estimate and the physical
 #: curve (the limit takes all of it): :data:`~inference_math.fullmodel.branch.ENGINE_MEMORY_FRACTION`.
 ENGINE_MEMORY_FRACTION = fm.ENGINE_MEMORY_FRACTION
@@ -130,15 +131,20 @@ def _step_fn():
 
 @dataclass(frozen=True)
 class RawTerms:
-    """What the estimate reads of a pass, as arrays: the limit's memory and arithmetic times,
-    the physical network time, bytes per GPU per layer β, tokens per weight m, the HBM the
-    deployment needs and whether it fits."""
+    """What the estimate reads of a pass, as arrays: the limit's memory and arithmetic times
+    and the routed experts' share of the latter, the physical network time, bytes per GPU per
+    layer β, the step's tokens m, a token's experts k, the expert-parallel degree and the
+    experts hit (eq-est-experts-hit), the HBM the deployment needs and whether it fits."""
 
     memory: np.ndarray
     arithmetic: np.ndarray
+    arithmetic_experts: np.ndarray
     network: np.ndarray
     beta: np.ndarray
     m: np.ndarray
+    k: np.ndarray
+    ep: np.ndarray
+    hit: np.ndarray
     need: np.ndarray
     fits: np.ndarray
 
@@ -196,15 +202,51 @@ def raw_terms(model, gpu, n, sigma, batch, q, context: float, weight_bytes: floa
     memory = np.asarray(br["limit"]["memory"](*args), dtype=float)
     need = np.asarray(br["physical"]["need"](*args), dtype=float)
     shape = np.broadcast_shapes(np.shape(memory), batch.shape)
-    share = model.active_params / model.total_params
+    tokens = batch * q
+    experts, k = routed_experts(model)
+    routed = routed_active_params(model)
+    # the routed experts' matmuls at the weights' engine rate (eq-phys-flop-time's experts)
+    arithmetic_experts = 2 * routed * tokens / (np.asarray(n, dtype=float) * weights_rate)
+    ep = expert_parallel(model, np.asarray(n, dtype=float) / pp, tokens / pp)
+    from ..fullmodel.formulas_numpy import experts_hit
+    hit = experts_hit(float(experts), float(k), tokens) if experts > 1 else np.ones_like(tokens)
     return RawTerms(
         memory=np.broadcast_to(memory, shape),
         arithmetic=np.broadcast_to(arithmetic, shape),
+        arithmetic_experts=np.broadcast_to(arithmetic_experts, shape),
         network=np.broadcast_to(br["physical"]["network"](*args), shape),
         beta=np.broadcast_to(memory * gpu.bandwidth(capped=False) / model.layers, shape),
-        m=np.broadcast_to(batch * q * share, shape),
+        m=np.broadcast_to(tokens, shape),
+        k=np.broadcast_to(float(k), shape),
+        ep=np.broadcast_to(ep, shape),
+        hit=np.broadcast_to(hit, shape),
         need=np.broadcast_to(need, shape),
         fits=np.broadcast_to(need <= n * usable_bytes(gpu), shape))
+
+
+def routed_experts(model) -> tuple[int, int]:
+    """A model's routed experts per layer E and a token's k (1 and 1: a dense model); of a
+    model with layer groups, its MoE groups' (they share E and k in every bundled config)."""
+    if model.n_experts <= 1:
+        return 1, 1
+    return int(model.n_experts), int(model.n_active_experts)
+
+
+def routed_active_params(model) -> float:
+    """Routed-expert weights one token multiplies by, all layers (0: a dense model): the
+    routed experts' share of eq-phys-flop-time's n_ff/s."""
+    pieces = getattr(model, "pieces", None)
+    if pieces is not None:
+        return sum(p.ff_params / p.shape.sparsity for p in pieces if p.shape.n_experts > 1)
+    return model.ff_params / model.sparsity if model.n_experts > 1 else 0.0
+
+
+def expert_parallel(model, n_tp, tokens) -> np.ndarray:
+    """The expert-parallel degree of eq-phys-expert-parallel: min(N_TP, E) once a micro-batch
+    carries 2·s tokens, else 1 (every GPU holds a slice of every expert)."""
+    experts, _ = routed_experts(model)
+    on = np.asarray(tokens, dtype=float) >= fm.EP_MIN_TOKENS_PER_EXPERT * model.sparsity
+    return np.where(on & (experts > 1), np.minimum(n_tp, experts), 1.0)
 
 
 def fits(curve: str, model, gpu, n, sigma, batch, q, context: float,
@@ -228,19 +270,25 @@ def usable_bytes(gpu) -> float:
 def estimate_latency(raw: RawTerms, eff: Efficiency) -> np.ndarray:
     """eq-est-step-latency at the raw terms (infinite where the deployment does not fit)."""
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        value = _step_fn()(raw.memory, raw.arithmetic, raw.network, raw.beta, raw.m, *eff.vector)
+        value = _step_fn()(raw.memory, raw.arithmetic, raw.arithmetic_experts, raw.network,
+                           raw.beta, raw.m, raw.k, raw.ep, raw.hit, *eff.vector)
     return np.where(raw.fits, value, np.inf)
 
 
 def estimate_parts(raw: RawTerms, eff: Efficiency) -> dict[str, np.ndarray]:
     """The estimate's step split into the search's terms: the fixed time (as 'kernel'), the
-    network time left serial, and memory and arithmetic at their reachable fractions."""
+    network time left serial, and memory and arithmetic at their reachable fractions (the
+    arithmetic: the whole step's at eq-est-step-latency with no memory or network time)."""
     bw = eff.eta_mem * raw.beta / (raw.beta + eff.beta_half_bytes)
-    fl = eff.eta_flop * raw.m / (raw.m + eff.m_half_tokens)
+    zero = np.zeros(np.shape(raw.memory))
+    vector = (*eff.vector[:5], 0.0, *eff.vector[6:])  # t_0 = 0 below, ω = 0
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        arithmetic = _step_fn()(zero, raw.arithmetic, raw.arithmetic_experts, zero, raw.beta,
+                                raw.m, raw.k, raw.ep, raw.hit, 0.0, *vector[1:])
     return {"kernel": np.full(np.shape(raw.memory), eff.t_fixed_s),
-            "network_latency": np.zeros(np.shape(raw.memory)),
+            "network_latency": zero,
             "network_bandwidth": (1 - eff.omega) * raw.network,
-            "memory": raw.memory / bw, "arithmetic": raw.arithmetic / fl}
+            "memory": raw.memory / bw, "arithmetic": arithmetic}
 
 
 def step(curve: str, model, gpu, n, sigma, batch, q, context: float,
