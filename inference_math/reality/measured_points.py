@@ -63,7 +63,7 @@ MEASURED = ("output_tok_s_per_gpu", "tok_s_per_user", "tpot_ms", "ttft_ms", "inp
 SCENARIOS = ("concurrency", "rate", "offline", "server", "interactive", "static-batch",
              "decode-only", "prefill-only")
 PUBLIC_FILES = ("points_mlperf.csv", "points_vendors.csv", "points_engines.csv",
-                "points_benchmarks.csv", "points_vendors_more.csv")
+                "points_benchmarks.csv", "points_vendors_more.csv", "points_engines_more.csv")
 #: The share of the output tokens its arrivals bring below which a request-rate run fell behind:
 #: a run of 1,000 Poisson arrivals spreads its rate by about 1/√1,000 ≈ 3%, so a shortfall beyond
 #: 10% is the engine's, not chance's.
