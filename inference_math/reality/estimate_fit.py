@@ -488,13 +488,16 @@ def choose_lambda(pooled: dict[str, st.Efficiency]) -> tuple[float, dict, np.nda
     return best, scores, misses[best]
 
 
-def _summary(r: np.ndarray, items, inside) -> dict:
+def _summary(r: np.ndarray, items, inside, widths) -> dict:
+    """Held-out errors of ``items``: the median factor, the share inside the band and the
+    median width of the band each point is given (its 90th over its 10th percentile)."""
     if not len(r):
         return {"points": 0, "setups": 0}
     return {"points": len(r), "setups": len({s.setup for s in items}),
             "median_abs_log": round(float(np.median(np.abs(r))), 4),
             "median_factor": round(float(math.exp(np.median(np.abs(r)))), 4),
-            "inside_band": round(float(np.mean(inside)), 4)}
+            "inside_band": round(float(np.mean(inside)), 4),
+            "band_width": round(float(math.exp(np.median(widths))), 4)}
 
 
 def _band_text(band) -> dict:
@@ -536,13 +539,18 @@ def engine_record(pooled: dict[str, st.Efficiency], pooled_band: tuple[float, fl
                               <= bands.get(group_of(s), pooled_band)[1]
                               for s, r in zip(test, with_engine, strict=True)])
     inside_pooled = (without >= pooled_band[0]) & (without <= pooled_band[1])
+    width_engine = np.array([np.subtract(*bands.get(group_of(s), pooled_band)[::-1])
+                             for s in test])
+    width_pooled = np.full(len(test), pooled_band[1] - pooled_band[0])
     held_out = {}
     for part, keep in (("all", lambda s: True), ("dense", lambda s: not is_moe(s)),
                        ("moe", is_moe)):
         mask = np.array([keep(s) for s in test])
         items = [s for s, k in zip(test, mask, strict=True) if k]
-        held_out[part] = {"with_engine": _summary(with_engine[mask], items, inside_engine[mask]),
-                          "pooled": _summary(without[mask], items, inside_pooled[mask])}
+        held_out[part] = {"with_engine": _summary(with_engine[mask], items, inside_engine[mask],
+                                                  width_engine[mask]),
+                          "pooled": _summary(without[mask], items, inside_pooled[mask],
+                                             width_pooled[mask])}
     return {
         "lambda": lam if math.isfinite(lam) else "inf",
         "lambda_grid": [x if math.isfinite(x) else "inf" for x in LAMBDAS],
