@@ -183,7 +183,7 @@ def prompt_service() -> sp.Expr:
     return t_prompt * t_burst / chunk
 
 
-@derivation("eq-queue-prefill-load", "this book, from Kleinrock (1975), sec. 2.1 (utilization)")
+@derivation("eq-queue-prefill-load", "this book, from Kleinrock (1975), the utilization of a server")
 def prefill_load() -> sp.Eq:
     """Load of the prefill queue under arrivals at a rate Λ (eq-queue-prefill-load).
 
@@ -192,21 +192,21 @@ def prefill_load() -> sp.Eq:
     the fixed S = T_in·t_burst/C; prompts arrive in a Poisson stream of rate Λ (one instance's
     share of a benchmark's --request-rate), all of the same length. The queue is then M/D/1;
     its load, the share of the time it holds work, is the arrival rate times the service,
-    ρ = Λ·S (Kleinrock 1975, sec. 2.1), below 1 for a queue that keeps up.
+    ρ = Λ·S (Kleinrock 1975), below 1 for a queue that keeps up.
     """
     return sp.Eq(rho_pre, lam_req * prompt_service())
 
 
 @derivation("eq-queue-pk-wait", "this book, the Pollaczek-Khinchine mean-value formula, "
-            "Kleinrock (1975), sec. 5.5")
+            "Kleinrock (1975), ch. 5")
 def pk_wait() -> sp.Eq:
     """Mean wait of a prompt for the prompt work ahead of it, M/D/1 (eq-queue-pk-wait).
 
-    The assumptions of eq-queue-prefill-load. By the mean-value argument of the
-    Pollaczek-Khinchine formula (Kleinrock 1975, sec. 5.5): an arriving prompt waits for the
-    N_q prompts queued ahead, each a service S, and, with probability ρ (a Poisson arrival
-    sees the time average, PASTA), for the residual of the one in service, whose mean is
-    E[S²]/(2·E[S]) = S/2 for a fixed S. By Little's law N_q = Λ·W̄_q. So
+    The assumptions of eq-queue-prefill-load. The Pollaczek-Khinchine mean wait of M/G/1
+    (Kleinrock 1975, ch. 5), reached here by the mean-value argument: an arriving prompt waits
+    for the N_q prompts queued ahead, each a service S, and, with probability ρ (a Poisson
+    arrival sees the time average, PASTA), for the residual of the one in service, whose mean
+    is E[S²]/(2·E[S]) = S/2 for a fixed S. By Little's law N_q = Λ·W̄_q. So
     W̄_q = Λ·W̄_q·S + ρ·S/2, solved for W̄_q: ρ·S/(2·(1 − ρ)), written through Λ.
     """
     service, load = prompt_service(), prefill_load().rhs
@@ -238,7 +238,7 @@ def wait_quantile() -> sp.Eq:
 
 
 @derivation("eq-queue-open-mean", "this book, from eq-serve-open-loop-ttft and the "
-            "Pollaczek-Khinchine formula, Kleinrock (1975), sec. 5.5")
+            "Pollaczek-Khinchine formula, Kleinrock (1975), ch. 5")
 def open_mean() -> sp.Eq:
     """Mean TTFT under arrivals at a rate (eq-queue-open-mean).
 
