@@ -162,7 +162,7 @@ def test_the_wait_has_no_queue_at_no_load_and_grows_without_bound_at_full_load()
     full = S.chunk / (S.t_prompt * S.t_burst)  # Λ at which ρ = 1
     assert sp.limit(wait, S.lam_req, full, dir="-") == sp.oo
     # at no load the mean TTFT is eq-serve-open-loop-ttft's
-    assert q.open_mean().rhs.subs(S.t_wait, wait).subs(S.lam_req, 0) == sr.open_loop_ttft().rhs
+    assert q.open_mean().rhs.subs(S.t_wait, wait).subs(S.lam_req, 0) == S.t_ttft
 
 
 def _md1_waits(load: float, service: float, arrivals: int, seed: int) -> np.ndarray:

@@ -39,13 +39,13 @@ from ..core.symbols import (
     t_mix,
     t_prompt,
     t_step_mean,
+    t_ttft,
     t_wait,
     t_wait_q,
     ttft_mean,
     ttft_quant,
     ttft_wave,
 )
-from ..serving.serving_rules import open_loop_ttft
 
 # Integration and summation variables (not model quantities, so not in the registry).
 _x = sp.Symbol("x", nonnegative=True, real=True)
@@ -243,12 +243,12 @@ def open_mean() -> sp.Eq:
     """Mean TTFT under arrivals at a rate (eq-queue-open-mean).
 
     A prompt waits the residual of the step it arrives in and rides its own ⌈T_in/C⌉ chunked
-    steps (eq-serve-open-loop-ttft); under Poisson arrivals it also waits, first, for the
-    prompt work queued ahead of it (eq-queue-pk-wait). The two are added: the queue's wait is
-    the prompt work ahead, the step's residual the step the engine is in when the prompt's
-    turn comes.
+    steps: t_TTFT of eq-serve-open-loop-ttft, the TTFT of a prompt that finds no prompt work
+    ahead. Under Poisson arrivals it also waits, first, for the prompt work queued ahead of it
+    (eq-queue-pk-wait). The two are added: the queue's wait is the prompt work ahead, the
+    step's residual the step the engine is in when the prompt's turn comes.
     """
-    return sp.Eq(ttft_mean, open_loop_ttft().rhs + t_wait)
+    return sp.Eq(ttft_mean, t_ttft + t_wait)
 
 
 @derivation("eq-queue-open-quantile", "this book, from eq-serve-open-loop-ttft and "
@@ -257,9 +257,9 @@ def open_quantile() -> sp.Eq:
     """p-quantile of the TTFT under arrivals at a rate (eq-queue-open-quantile).
 
     The terms of eq-queue-open-mean, the queue's wait at its p-quantile (eq-queue-wait-quantile)
-    and the step's residual and the prompt's own chunks as in eq-serve-open-loop-ttft. The
-    residual is taken at its mean, not its quantile: it lies within one step, so the sum's
+    and t_TTFT of eq-serve-open-loop-ttft (the step's residual and the prompt's own chunks).
+    The residual is taken at its mean, not its quantile: it lies within one step, so the sum's
     quantile moves by less than a step from this one; the queue's wait, unbounded, is what
     sets the tail.
     """
-    return sp.Eq(ttft_quant, open_loop_ttft().rhs + t_wait_q)
+    return sp.Eq(ttft_quant, t_ttft + t_wait_q)

@@ -70,12 +70,12 @@ def wait_quantile(quant_p, rho_pre, t_wait):
     return numpy.where(numpy.less_equal(quant_p, 1 - rho_pre), 0, t_wait*(numpy.log(rho_pre) - numpy.log(1 - quant_p))/rho_pre)
 
 
-def open_ttft_mean(f_mix, t_dec, t_mix, n_chunks, t_wait):
-    return t_wait + n_chunks*t_mix + (f_mix*t_mix**2 + t_dec**2*(1 - f_mix))/(2*f_mix*t_mix + 2*t_dec*(1 - f_mix))
+def open_ttft_mean(t_ttft, t_wait):
+    return t_wait + t_ttft
 
 
-def open_ttft_quantile(f_mix, t_dec, t_mix, n_chunks, t_wait_q):
-    return t_wait_q + n_chunks*t_mix + (f_mix*t_mix**2 + t_dec**2*(1 - f_mix))/(2*f_mix*t_mix + 2*t_dec*(1 - f_mix))
+def open_ttft_quantile(t_ttft, t_wait_q):
+    return t_wait_q + t_ttft
 
 
 def mixed_split(u_mix, u_dec, u_chunk, b, chunk):
@@ -186,8 +186,8 @@ ARGUMENTS = {
     'prefill_load': ('lam_req', 't_prompt', 'chunk', 't_burst'),
     'pk_wait': ('lam_req', 't_prompt', 'chunk', 't_burst'),
     'wait_quantile': ('quant_p', 'rho_pre', 't_wait'),
-    'open_ttft_mean': ('f_mix', 't_dec', 't_mix', 'n_chunks', 't_wait'),
-    'open_ttft_quantile': ('f_mix', 't_dec', 't_mix', 'n_chunks', 't_wait_q'),
+    'open_ttft_mean': ('t_ttft', 't_wait'),
+    'open_ttft_quantile': ('t_ttft', 't_wait_q'),
     'mixed_split': ('u_mix', 'u_dec', 'u_chunk', 'b', 'chunk'),
     'output_gpu_seconds': ('n_gpu', 'b', 'chunk', 't_prompt', 't_output', 't_dec', 't_mix', 'phi_in'),
     'input_gpu_seconds': ('n_gpu', 'chunk', 't_mix', 'phi_in'),

@@ -38,14 +38,16 @@ def open_loop_ttft(quantile: float | None, rate, share, t_dec, t_mix, n_chunks, 
                    chunk, t_burst):
     """TTFT (s) of prompts arriving in a Poisson stream of ``rate`` requests/s at an instance:
     the mean (``quantile`` None, eq-queue-open-mean) or the ``quantile``
-    (eq-queue-open-quantile), their wait for the prompt work ahead an M/D/1 queue served at
+    (eq-queue-open-quantile) of eq-serve-open-loop-ttft (a share ``share`` of steps of
+    ``t_mix``, the rest ``t_dec``) and their wait for the prompt work ahead, an M/D/1 queue at
     ``chunk`` tokens per ``t_burst`` (eq-queue-prefill-load, eq-queue-pk-wait,
     eq-queue-wait-quantile); infinite where that queue does not keep up (load ≥ 1)."""
     gen = _gen()
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         load = gen.prefill_load(rate, input_len, chunk, t_burst)
         wait = np.where(load < 1.0, gen.pk_wait(rate, input_len, chunk, t_burst), np.inf)
+        alone = gen.open_loop_ttft(share, t_dec, t_mix, n_chunks)  # no prompt work ahead
         if quantile is None:
-            return gen.open_ttft_mean(share, t_dec, t_mix, n_chunks, wait)
+            return gen.open_ttft_mean(alone, wait)
         waited = np.where(load < 1.0, gen.wait_quantile(quantile, load, wait), np.inf)
-        return gen.open_ttft_quantile(share, t_dec, t_mix, n_chunks, waited)
+        return gen.open_ttft_quantile(alone, waited)
