@@ -65,12 +65,13 @@ def test_module_attributes_are_the_registry_symbols():
 # latency, a device without kernel-launch cost, one GPU's network time, no pipeline, experts on one
 # node (the reference code's ξ_EP = 0), no network time hidden (ω = 0), the estimate's fixed
 # step time and start-up costs (a fit may find none), a dense layer's indexer (none: no cache,
-# FLOPs or weights), the first query of a pass (j = 0) and the prompt tokens' share of a mixed
-# step (none when the decode tokens alone bind it)
+# FLOPs or weights), the first query of a pass (j = 0), the prompt tokens' share of a mixed
+# step (none when the decode tokens alone bind it) and a quantile of a prompt's wait in a queue
+# (none below the share of arrivals that find it empty)
 NONNEGATIVE = {"ctx", "lat_base", "t_kernel", "t_net", "kv_layer", "state_layer", "n_quant",
                "n_sh", "t_pipe", "xi_ep", "omega_net", "t_fixed_step", "beta_half", "m_half",
                "tau_kernel", "kv_idx", "f_idx", "w_idx", "j_query", "kv_win", "ctx_win", "st_cmp",
-               "ctx_wread", "xi_idx", "xi_mha", "phi_in"}
+               "ctx_wread", "xi_idx", "xi_mha", "phi_in", "t_wait_q"}
 # elasticities, a logarithm and the constraints' derivatives: real, of either sign
 SIGNED = {"elasticity", "eps_cost", "eps_price", "u_log", "g1_n", "g1_b", "g1_x", "g2_n", "g2_b",
           "g2_x"}

@@ -313,6 +313,16 @@ rate_serve = "rate_serve"
 lam_req = "lam_req"
 t_step_fixed = "t_step_fixed"
 t_step_seq = "t_step_seq"
+quant_p = "quant_p"
+k_wave = "k_wave"
+n_run = "n_run"
+t_burst = "t_burst"
+ttft_wave = "ttft_wave"
+ttft_mean = "ttft_mean"
+ttft_quant = "ttft_quant"
+rho_pre = "rho_pre"
+t_wait = "t_wait"
+t_wait_q = "t_wait_q"
 t_fixed_step = "t_fixed_step"
 eta_mem = "eta_mem"
 beta_half = "beta_half"
@@ -681,6 +691,16 @@ NAMES = (
     lam_req,
     t_step_fixed,
     t_step_seq,
+    quant_p,
+    k_wave,
+    n_run,
+    t_burst,
+    ttft_wave,
+    ttft_mean,
+    ttft_quant,
+    rho_pre,
+    t_wait,
+    t_wait_q,
     t_fixed_step,
     eta_mem,
     beta_half,

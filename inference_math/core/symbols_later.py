@@ -79,6 +79,38 @@ t_step_seq = _define("t_step_seq", r"t_{\mathrm{seq}}", "s",
                      "serving", **_POS)
 
 
+# --- queueing of prompts (section owned by inference_math/derivations/queueing.py) ---------
+quant_p = _define("quant_p", r"p_{\mathrm{q}}", "1",
+                  "probability of a quantile: the share of requests at or under it (0.5 the "
+                  "median, 0.99 the p99)", "serving", **_POS)
+k_wave = _define("k_wave", r"k_{\mathrm{w}}", "prompts",
+                 "a prompt's place in the initial burst of a closed-loop run (1 for the first)",
+                 "serving", positive=True, integer=True)
+n_run = _define("n_run", r"R_{\mathrm{run}}", "requests",
+                "requests a closed-loop run sends to one instance, the first b of them at once",
+                "serving", **_POS)
+t_burst = _define("t_burst", r"t_{\mathrm{burst}}", "s",
+                  "a decode step that also carries a whole budget C of prompt tokens (a step "
+                  "with prompts waiting beyond its budget)", "serving", **_POS)
+ttft_wave = _define("ttft_wave", r"t_{\mathrm{TTFT}}^{(k)}", "s",
+                    "time to first token of the k-th prompt of an initial burst", "serving",
+                    **_POS)
+ttft_mean = _define("ttft_mean", r"\bar{t}_{\mathrm{TTFT}}", "s",
+                    "mean time to first token over the requests of a run", "serving", **_POS)
+ttft_quant = _define("ttft_quant", r"t_{\mathrm{TTFT}}^{(p)}", "s",
+                     "p-quantile of the time to first token over the requests of a run",
+                     "serving", **_POS)
+rho_pre = _define("rho_pre", r"\rho_{\mathrm{pre}}", "1",
+                  "load of the prefill queue: the share of the time it holds prompt work",
+                  "serving", **_POS)
+t_wait = _define("t_wait", r"\bar{W}_{\mathrm{q}}", "s",
+                 "mean wait of an arriving prompt for the prompt work queued ahead of it",
+                 "serving", **_POS)
+t_wait_q = _define("t_wait_q", r"W_{\mathrm{q}}^{(p)}", "s",
+                   "p-quantile of the wait of an arriving prompt for the prompt work ahead",
+                   "serving", nonnegative=True, real=True)
+
+
 # --- the estimate (section owned by inference_math/serving/estimate_rules.py) ---------------
 t_fixed_step = _define("t_fixed_step", r"t_{0}", "s",
                        "fixed time of every step: scheduling, sampling, synchronization",

@@ -13,5 +13,7 @@ The full model of the fourth part derives its terms in :mod:`inference_math.full
 
 Two of the paper's side arguments have their own modules: ``capacity`` (memory capacity against
 speed, section 3.5) and ``acceptance`` (the acceptance rate of speculative decoding estimated from
-log-probabilities, section 4.1).
+log-probabilities, section 4.1). ``queueing`` gives the time to first token a benchmark reports,
+a mean or a quantile over its requests, from how they arrive (a concurrency with its initial
+burst, or a rate).
 """

@@ -10,8 +10,12 @@ quantities the source measured:
 - ``concurrency`` (a fixed number of requests in flight) and ``decode-only``: b = concurrency
   per instance decoding with chunked prefill at the engines' token budget of
   :data:`ENGINE_CHUNK` tokens (or the batch's share b·T_in/T_out when larger):
-  eq-serve-aggregated-rate, 1/eq-serve-mean-step, eq-serve-aggregated-ttft (decode-only: b over
-  N·t_dec);
+  eq-serve-aggregated-rate, 1/eq-serve-mean-step (decode-only: b over N·t_dec); the TTFT over a
+  run of :func:`run_length` requests whose first b arrive at once (eq-queue-run-mean,
+  eq-queue-run-quantile);
+- ``rate``: the decode batch its arrivals sustain (eq-serve-open-loop-rate), the TTFT with the
+  wait for the prompt work queued ahead, an M/D/1 queue (eq-queue-open-mean,
+  eq-queue-open-quantile);
 - ``static-batch`` (and ``offline`` with a stated number of requests sent at once): the batch
   prefilled in one pass, then T_out decode steps at the mean context; output tokens per second
   per GPU b·T_out/(N·(t_pre + T_out·t_dec));
@@ -20,6 +24,10 @@ quantities the source measured:
 - ``server`` and ``interactive``: the same under the scenario's TPOT and TTFT limits;
 - ``prefill-only``: input tokens per second per GPU of a pass of P prompts (the most over P
   when the source gives no batch).
+
+The TTFT of a rate or a concurrency row is the statistic its note states, a mean, a median or a
+percentile (:func:`ttft_statistic`; a mean where it states none); under the limit every row's
+TTFT is one prompt's floor, which no statistic of any run lies below.
 
 An instance is max(``tp``·``pp``, ``ep``) GPUs (the model runs them as one stage); attention
 is data-parallel over it where ``dp_attention`` is 1 (SGLang's and vLLM's DP attention), else
@@ -35,6 +43,7 @@ import csv
 import difflib
 import io
 import math
+import re
 from dataclasses import dataclass, field, replace
 from functools import cache
 from importlib import resources
@@ -185,10 +194,11 @@ TIMES = ("tpot_ms", "ttft_ms")
 #: name and what it means.
 ARRIVALS = {
     "concurrency": ("closed loop", "the stated requests always in flight, each replaced as it "
-                                   "ends (chunked prefill in the decode steps)"),
+                                   "ends (chunked prefill in the decode steps), the first of them "
+                                   "sent at once (eq-queue-run-mean)"),
     "rate": ("open loop", "requests arriving at a stated rate: the decode batch Little's law gives "
-                          "at that rate (eq-serve-open-loop-rate), a prompt waiting the residual "
-                          "of the step it arrives in (eq-serve-open-loop-ttft)"),
+                          "at that rate (eq-serve-open-loop-rate), a prompt waiting for the prompt "
+                          "work queued ahead and the step it arrives in (eq-queue-open-mean)"),
     "offline": ("all at once", "every request queued at the start: the most throughput of any "
                                "batch"),
     "server": ("best under limits", "the most throughput of any load within the TTFT and TPOT "
@@ -387,7 +397,10 @@ def favourable_bits(gpu: GPU) -> float:
 class Probe:
     """The steps a point's scenario needs, on its deployment: ``steps`` (decode and chunked
     decode at the mean context) and ``passes`` (prefill passes at an empty context), each a
-    grid of (instance, σ, batch, q); their raw terms are kept for the estimate's fit."""
+    grid of (instance, σ, batch, q); their raw terms are kept for the estimate's fit. Rows of
+    ``steps`` marked ``helper`` are no candidate of their own: they give another row's TTFT a
+    step it needs (:func:`probe`), at ``burst_index`` (a step carrying a whole budget of prompt
+    tokens) and ``own_index`` (a step carrying one prompt's chunk)."""
 
     resolved: Resolved
     steps: sf._Grid
@@ -395,6 +408,12 @@ class Probe:
     work: sf.Workload
     dec_index: np.ndarray
     _raw: dict = field(default_factory=dict)
+    helper: np.ndarray | None = None
+    burst_index: np.ndarray | None = None
+    own_index: np.ndarray | None = None
+
+    def _helper(self) -> np.ndarray:
+        return np.zeros(self.steps.n.shape, dtype=bool) if self.helper is None else self.helper
 
     @property
     def estimable(self) -> bool:
@@ -445,7 +464,8 @@ class Probe:
             if kind == "prefill":
                 n = self.passes.n
             else:  # the rows _candidates keeps: plain steps of a static batch, else mixed
-                n = g.n[g.extra == 0] if kind == "static" else g.n[g.extra > 0]
+                n = g.n[g.extra == 0] if kind == "static" else \
+                    g.n[(g.extra > 0) & ~self._helper()]
             found["ttft_ms"] = sf.prompt_floor(self.work, n) * 1e3
         return found
 
@@ -473,16 +493,38 @@ class Probe:
             tpot = fns["mean_step"](g.batch, g.extra, work.input_len, work.output_len, t_dec,
                                     steps)
             chunks = fns["chunks_of_prompt"](work.input_len, g.extra)
-            if self.resolved.point["scenario"] == "rate":  # arrivals at random times: the mean
-                share = fns["chunk_share"](g.batch, g.extra, work.input_len, work.output_len)
-                ttft = fns["open_loop_ttft"](share, t_dec, steps, chunks)
-            else:
-                ttft = fns["aggregated_ttft"](steps, chunks)
-            mixed = ~plain
+            requests_s = fns["open_loop_rate"](g.batch, work.output_len, tpot)
+            ttft = self._ttft(fns, steps, t_dec, tpot, chunks, requests_s)
+            mixed = ~plain & ~self._helper()
             return dict(batch=g.batch[mixed], output_tok_s_per_gpu=(g.batch / (g.n * tpot))
                         [mixed], tok_s_per_user=1.0 / tpot[mixed], ttft_ms=ttft[mixed] * 1e3,
                         tpot_s=tpot[mixed], n=g.n[mixed], chunk=g.extra[mixed],
-                        requests_s=fns["open_loop_rate"](g.batch, work.output_len, tpot)[mixed])
+                        requests_s=requests_s[mixed])
+
+    def _ttft(self, fns, steps, t_dec, tpot, chunks, requests_s) -> np.ndarray:
+        """The TTFT (s) of every row, as the statistic the point states (:func:`ttft_statistic`)
+        over its arrivals: at a rate, the residual of the step a prompt arrives in, the M/D/1
+        wait for the prompt work ahead at the pace of a step carrying the whole budget, and its
+        own chunks (eq-queue-open-mean, eq-queue-open-quantile); at a concurrency, a run of
+        :func:`run_length` requests whose first wave is an initial burst of the batch, the rest
+        in steady state (eq-queue-run-mean, eq-queue-run-quantile); without a statistic to
+        match (a row of the serving frontier's searches), eq-serve-aggregated-ttft."""
+        from ..serving import queueing as qu
+        point, work, g = self.resolved.point, self.work, self.steps
+        quantile = ttft_statistic(point["note"])
+        burst = g.extra if self.burst_index is None else g.extra[self.burst_index]
+        t_burst = steps if self.burst_index is None else steps[self.burst_index]
+        t_own = steps if self.own_index is None else steps[self.own_index]
+        if point["scenario"] == "rate":
+            share = fns["chunk_share"](g.batch, g.extra, work.input_len, work.output_len)
+            return qu.open_loop_ttft(quantile, requests_s, share, t_dec, steps, chunks,
+                                     work.input_len, burst, t_burst)
+        if point["scenario"] == "concurrency" and point["concurrency"]:
+            run = run_length(point) * g.n / point["gpus"]
+            own_chunks = fns["chunks_of_prompt"](work.input_len, burst)
+            return qu.closed_loop_ttft(quantile, g.batch, run, tpot, own_chunks, t_own,
+                                       work.input_len, burst, t_burst)
+        return fns["aggregated_ttft"](steps, chunks)
 
     def predict(self, curve: str, eff=None, by: str | None = None) -> dict[str, float | None]:
         """The point's measured quantities as ``curve`` gives them (None where it has none):
@@ -569,6 +611,54 @@ class Probe:
         return _finite(output_tok_s_per_gpu=rate, **at)
 
 
+#: How a note names the statistic of its TTFT, tried in order (the first match wins): "TTFT is
+#: the median", "TTFT and TPOT are means", "TTFT/TPOT means", then "median TTFT", "mean TTFT",
+#: "p99 TTFT", "TTFT p99". A note that names none (or "average") is read as a mean.
+_STATISTIC = (re.compile(r"\bttft(?:\s*(?:and|/)\s*tpot)?\s+(?:is|are)\s+(?:the\s+)?"
+                         r"(means?|medians?|averages?|p\d+)\b"),
+              re.compile(r"\bttft\s*/\s*tpot\s+(means?|medians?|averages?)\b"),
+              re.compile(r"\b(mean|median|average|p\d+)\s+ttft\b"),
+              re.compile(r"\bttft\s+(p\d+)\b"))
+
+
+def ttft_statistic(note: str | None) -> float | None:
+    """The quantile a point's TTFT is (0.5 for a median, 0.99 for a p99), None for a mean,
+    read from its note (:data:`_STATISTIC`)."""
+    text = str(note or "").lower()
+    for pattern in _STATISTIC:
+        found = pattern.search(text)
+        if found:
+            word = found.group(1)
+            if word.startswith("median"):
+                return 0.5
+            if word.startswith("p"):
+                return min(float(word[1:]), 99.99) / 100.0
+            return None
+    return None
+
+
+#: How a note states the requests of a closed-loop run: "--num-prompts 500", "500 of 500
+#: prompts", "64 requests at (max) concurrency", "num-prompts 10x concurrency".
+_RUN = (re.compile(r"num[-_ ]prompts\s+(\d+)\s*x\s*concurrency"),
+        re.compile(r"num[-_]prompts[= ]+(\d+)\b(?!\s*x)"),
+        re.compile(r"\b(\d+) of \d+ prompts"),
+        re.compile(r"\b(\d+) (?:requests|prompts) at (?:max )?concurrency"))
+
+
+def run_length(point: Point) -> float:
+    """Requests a closed-loop point's run sent over all its GPUs: as its note states them
+    (:data:`_RUN`), else :data:`~inference_math.serving.queueing.DEFAULT_RUN_PER_CONCURRENCY`
+    per request in flight; never fewer than the concurrency."""
+    from ..serving.queueing import DEFAULT_RUN_PER_CONCURRENCY
+    text, concurrency = str(point["note"] or "").lower(), point["concurrency"] or 1.0
+    for k, pattern in enumerate(_RUN):
+        found = pattern.search(text)
+        if found:
+            count = float(found.group(1)) * (concurrency if k == 0 else 1.0)
+            return max(count, concurrency)
+    return DEFAULT_RUN_PER_CONCURRENCY * concurrency
+
+
 def rate_chunk(share: float, input_len: float) -> float:
     """The prompt tokens a mixed step carries under arrivals at a rate: a whole prompt where
     arrivals are sparse (a step takes what waits, up to the budget :data:`ENGINE_CHUNK`), and
@@ -616,7 +706,7 @@ def probe(resolved: Resolved) -> Probe:
                        curve="estimate")
     kind = _kind(point)
     ratio = work.input_len / work.output_len
-    rows, prefill = [], []
+    rows, prefill, helpers = [], [], []
     for n, s in _sizes(resolved):
         if point["concurrency"]:
             wanted = max(1.0, point["concurrency"] * n / point["gpus"])
@@ -635,22 +725,38 @@ def probe(resolved: Resolved) -> Probe:
             prefill.append((n, s, batch))
             if kind != "serving":
                 continue
+            budget = max(ENGINE_CHUNK, share)  # a step with prompts waiting beyond it
+            own = float(rate_chunk(share, work.input_len))  # a step carrying a prompt's chunk
             if point["scenario"] == "rate":
-                rows.append((n, s, batch, rate_chunk(share, work.input_len)))
-                if share < rows[-1][3]:  # every step carrying what arrived: the limit's option
+                rows.append((n, s, batch, own))
+                if share < own:  # every step carrying what arrived: the limit's option
                     rows.append((n, s, batch, share))
+                if budget != own:  # the prefill queue's pace (helper)
+                    helpers.append((n, s, batch, budget))
             elif point["concurrency"]:  # the engine's budget
-                rows.append((n, s, batch, max(ENGINE_CHUNK, share)))
+                rows.append((n, s, batch, budget))
+                if own != budget:  # the steady state's steps of a prompt's chunk (helper)
+                    helpers.append((n, s, batch, own))
             else:  # the budgets of serving_frontier._decode_grid
                 if share >= sf.CHUNKS[0]:
                     rows.append((n, s, batch, share))
                 rows += [(n, s, batch, c) for c in sf.CHUNKS if c > share]
+    helper = np.array([False] * len(rows) + [True] * len(helpers))
+    rows += helpers
     n, s, batch, chunk = (np.array(col, dtype=float) for col in zip(*rows, strict=False))
     steps = sf._Grid(n, s, batch, 1.0 + chunk / batch, chunk)
     key = {(a, c, d): i for i, (a, c, d, e) in enumerate(rows) if e == 0.0}
     dec_index = np.array([key[(a, c, d)] for a, c, d, _ in rows])
+    where = {}
+    for i, row in enumerate(rows):
+        where.setdefault(row, i)
+    burst_index = np.array([where.get((a, c, d, max(ENGINE_CHUNK, d * ratio)), i)
+                            for i, (a, c, d, _) in enumerate(rows)])
+    own_index = np.array([where.get((a, c, d, float(rate_chunk(d * ratio, work.input_len))), i)
+                          for i, (a, c, d, _) in enumerate(rows)])
     passes = None
     if kind in ("static", "prefill"):
         pn, ps, pb = (np.array(col, dtype=float) for col in zip(*prefill, strict=False))
         passes = sf._Grid(pn, ps, pb, np.full(pn.shape, work.input_len), pb)
-    return Probe(resolved, steps, passes, work, dec_index)
+    return Probe(resolved, steps, passes, work, dec_index, helper=helper,
+                 burst_index=burst_index, own_index=own_index)
