@@ -63,13 +63,14 @@ BAND_LABELS = {
 
 def serving_figure(fronts: dict, measured: Sequence[tuple[str, float, float]],
                    engines: Sequence[str], xlim: tuple[float, float], title: str,
-                   bands: dict | None = None):
+                   bands: dict | None = None, engine_fronts: dict | None = None):
     """One model/GPU: ``fronts`` maps curves of :data:`CURVES` ('limit', 'physical', 'estimate',
     'paper'; those absent are not drawn) to a ServingFrontier,
     ``measured`` holds (engine, tok/s per user, output tok/s per GPU), ``engines`` fixes the
     marker of each engine, ``bands`` (optional) maps 'estimate' and 'paper' to the ServingBand
-    of that frontier (10th-90th percentiles; a band of no width is not drawn). Returns the
-    figure."""
+    of that frontier (10th-90th percentiles; a band of no width is not drawn),
+    ``engine_fronts`` (optional) maps an engine of ``engines`` to the estimate's frontier given
+    that engine, drawn dashed in the colour of its points. Returns the figure."""
     bands = bands or {}
     import matplotlib.pyplot as plt
 
@@ -97,6 +98,11 @@ def serving_figure(fronts: dict, measured: Sequence[tuple[str, float, float]],
             ax.plot(xs, ys, MARKERS[k % len(MARKERS)], ms=6, color=f"C{k + 2}", mec="white",
                     mew=0.6, linestyle="none", label=engine)
             values += [ys]
+        if engine in (engine_fronts or {}):
+            x, y, _, _ = curve_xy(engine_fronts[engine], xlim, None)
+            if x.size:
+                ax.plot(x, y, lw=1.6, ls="--", color=f"C{k + 2}", label=f"estimate, {engine}")
+                values += [y]
     every = np.concatenate(values)
     ax.set_xscale("log")
     ax.set_yscale("log")
