@@ -97,7 +97,7 @@ t_min = _define("t_min", r"t_{\min}", "s", "minimum token latency over instance 
 cost_ratio = _define("cost_ratio", r"\rho_{\mathrm{cost}}", "1",
                      "cost per token at minimum latency over the arithmetic floor 2N/C",
                      "serving", **_POS)
-k_depth = _define("k_depth", r"k_{L}", "layers/parameter^(1/4)",
+k_depth = _define("k_depth", r"k_{L}", "layers per parameter^(1/4)",
                   r"depth constant of the aspect-ratio law $n_{\mathrm{layers}} = k_L N^{1/4}$",
                   "scaling", **_POS)
 k_width = _define("k_width", r"k_{d}", "parameters",
@@ -609,7 +609,7 @@ speed = _define("speed", "v", "tokens/s", "tokens per second per request: 1 / to
 usd_mtok_full = _define("usd_mtok_full", r"c_{\mathrm{Mtok}}", "$/million tokens",
                         "price of a million output tokens at cost", "full", **_POS)
 
-preference = _define("preference", r"U", "(tokens/s)^alpha_u per $/million tokens",
+preference = _define("preference", r"U", "(tokens/s)^α_u per $/million tokens",
                      "what a customer maximizes: speed^alpha_u over price (eq. 45)", "full", **_POS)
 usd_mtok_floor = _define("usd_mtok_floor", r"c_{\mathrm{Mtok}}^{\mathrm{KV}}", "$/million tokens",
                          "cost floor of reading the KV cache once per generated token", "full",
