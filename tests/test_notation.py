@@ -158,3 +158,13 @@ def test_a_unit_with_a_dollar_and_a_meaning_with_a_bar_do_not_break_a_table():
     rows = [line for line in page.splitlines() if line.startswith("| $")]
     header_cells = {4, 3}  # registry tables: 4 columns; display-only: 3; one chapter's: 4
     assert all(line.count("|") - line.count(r"\|") - 1 in header_cells for line in rows)
+
+
+def test_units_wrap_on_a_phone():
+    """A unit's longest unbreakable word stays short (a ratio of two long words is written with
+    "per"), so that the four-column tables can wrap in a phone's column."""
+    units = {notation._unit(entry.unit) for entry in REGISTRY.values()}
+    assert max(len(word) for unit in units for word in unit.split()) <= 16
+    assert notation._unit("bytes/parameter") == "bytes per parameter"
+    assert notation._unit("FLOP/s") == "FLOP/s" and notation._unit("$/hour") == r"\$/hour"
+    assert notation._unit("1", dash=True) == "–" and notation._unit("1") == "1"

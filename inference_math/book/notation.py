@@ -14,6 +14,7 @@ derivation and display form, and every symbol a chapter creates, is on the page.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from ..core.symbols import REGISTRY
@@ -114,12 +115,17 @@ def _cell(text: str) -> str:
     return text.replace("|", r"\|")
 
 
+# A ratio of a word to a word of five letters or more ("bytes/parameter"), which a phone's column
+# cannot wrap; "FLOP/s", "$/hour" and "$/million tokens" stay as they are.
+_LONG_RATIO = re.compile(r"(?<=[A-Za-z·])/(?=[A-Za-z]{5,})")
+
+
 def _unit(unit: str, dash: bool = False) -> str:
-    """A unit for a table: a dollar sign escaped; a pure number (unit 1) a dash on the core
-    page."""
+    """A unit for a table: a long ratio written with "per" so that a phone can wrap it ("bytes
+    per parameter"), a dollar sign escaped; a pure number (unit 1) a dash on the core page."""
     if dash and unit == "1":
         return "–"
-    return unit.replace("$", r"\$")
+    return _LONG_RATIO.sub(" per ", unit).replace("$", r"\$")
 
 
 def core_markdown() -> str:
