@@ -104,3 +104,67 @@ def test_a_symbol_created_in_a_chapter_is_found():
     text = ('# T\n\n```{code-cell} ipython3\nq = sp.Symbol(r"q_{\\mathrm{new}}")\n'
             'glue_eq("x", sp.Eq(sp.MatrixSymbol("Z", 2, 2), 0))\n```\n')
     assert _created(text) == {r"q_{\mathrm{new}}", "Z"}
+
+
+# --- the core notation page (book/core_notation.md) -----------------------------------------
+
+CORE = [name for names in notation.CORE.values() for name in names]
+
+
+def test_every_core_symbol_is_registered_once_with_a_unit_and_a_meaning():
+    assert len(set(CORE)) == len(CORE)
+    for name in CORE:
+        assert name in REGISTRY, name
+        assert REGISTRY[name].unit.strip() and REGISTRY[name].meaning.strip(), name
+
+
+def test_the_core_page_is_short_and_shows_no_code_names_or_assumptions():
+    page = notation.core_markdown()
+    rows = [line for line in page.splitlines() if line.startswith("| $")]
+    assert 30 <= len(rows) <= 45
+    assert len(rows) == len(CORE)
+    for name in CORE:
+        entry = REGISTRY[name]
+        assert f"${entry.latex}$" in page
+        assert f"`{name}`" not in page
+    assert "positive real" not in page and "assumption" not in page
+    assert all(line.count("|") - line.count(r"\|") == 4 for line in rows)  # symbol, meaning, unit
+
+
+def test_the_core_page_spells_out_ttft_and_tpot():
+    page = notation.core_markdown()
+    assert "time to first token (TTFT)" in page and "time per output token (TPOT)" in page
+    text = (ROOT / "book" / "core_notation.md").read_text()
+    assert "(TTFT)" in text and "(TPOT)" in text and "{doc}`notation`" in text
+
+
+def test_the_core_page_is_in_the_front_matter_after_the_curves():
+    toc = (ROOT / "_toc.yml").read_text()
+    front = toc.split("- caption:")[1]
+    assert "Before you start" in front
+    assert front.index("book/curves") < front.index("book/core_notation")
+
+
+def test_the_full_page_keeps_code_names_and_drops_the_assumptions_column():
+    page = notation.markdown()
+    assert "| symbol | code name | unit | meaning |" in page
+    assert "assumptions" not in page
+    assert (ROOT / "book" / "notation.md").read_text().count("# Full notation") == 1
+
+
+def test_a_unit_with_a_dollar_and_a_meaning_with_a_bar_do_not_break_a_table():
+    page = notation.markdown()
+    assert r"\$/hour" in page and "| $/hour" not in page
+    rows = [line for line in page.splitlines() if line.startswith("| $")]
+    header_cells = {4, 3}  # registry tables: 4 columns; display-only: 3; one chapter's: 4
+    assert all(line.count("|") - line.count(r"\|") - 1 in header_cells for line in rows)
+
+
+def test_units_wrap_on_a_phone():
+    """A unit's longest unbreakable word stays short (a ratio of two long words is written with
+    "per"), so that the four-column tables can wrap in a phone's column."""
+    units = {notation._unit(entry.unit) for entry in REGISTRY.values()}
+    assert max(len(word) for unit in units for word in unit.split()) <= 16
+    assert notation._unit("bytes/parameter") == "bytes per parameter"
+    assert notation._unit("FLOP/s") == "FLOP/s" and notation._unit("$/hour") == r"\$/hour"
+    assert notation._unit("1", dash=True) == "–" and notation._unit("1") == "1"

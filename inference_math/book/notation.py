@@ -1,4 +1,8 @@
-"""The notation page (book/notation.md): every symbol the book's displayed equations use.
+"""The notation pages: the core notation (book/core_notation.md), the few dozen symbols a reader
+meets most, and the full notation (book/notation.md), every symbol the displayed equations use.
+
+The core page is a list of registry names, :data:`CORE`, grouped in the book's order; its text
+(symbol, unit, meaning) is the registry's, so the two pages cannot disagree.
 
 The symbols of the derivations come from the one registry, ``inference_math.core.symbols``, a
 table per topic; the symbols that only the display forms introduce (the NCCL protocols' named
@@ -10,6 +14,7 @@ derivation and display form, and every symbol a chapter creates, is on the page.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from ..core.symbols import REGISTRY
@@ -35,6 +40,20 @@ TOPICS = {
 }
 DISPLAY_HEADING = "Named in the displayed equations only"
 CHAPTER_HEADING = "Named in one chapter"
+
+#: The symbols of the core notation page, by what they describe, in the order the book meets
+#: them: registry names (``tests/test_notation.py`` checks each is registered and has a unit).
+CORE = {
+    "The model": ("n_param", "p", "n_layers", "d_model", "n_experts", "n_active",
+                  "n_active_param", "n_read", "kv_bytes"),
+    "The GPU": ("flops", "hbm_bw", "hbm_cap", "price"),
+    "One decoding step": ("b", "n_gpu", "seq_kv", "intensity", "b_star", "t_token"),
+    "The full model": ("ctx", "n_tp", "n_pp", "t_mem", "t_flop", "t_net", "t_fwd", "speed",
+                       "usd_mtok_full", "accept", "gamma", "pref_exp"),
+    "Whole requests": ("t_prompt", "t_output", "t_ttft", "t_step_mean", "chunk",
+                       "usd_mtok_in"),
+    "Efficiencies": ("eta_bw", "t_fixed_step", "eta_mem", "eta_flop", "omega_net"),
+}
 
 
 @dataclass(frozen=True)
@@ -85,9 +104,39 @@ CHAPTER_SYMBOLS = (
 )
 # Column widths for the PDF, whose long tables otherwise do not wrap (ignored in HTML).
 _REGISTRY_COLUMNS = "".join(rf">{{\raggedright\arraybackslash}}\X{{{w}}}{{24}}"
-                            for w in (3, 5, 4, 3, 9))
+                            for w in (3, 5, 4, 12))
 _CHAPTER_COLUMNS = "".join(rf">{{\raggedright\arraybackslash}}\X{{{w}}}{{24}}" for w in (4, 3, 12, 5))
 _DISPLAY_COLUMNS = "".join(rf">{{\raggedright\arraybackslash}}\X{{{w}}}{{24}}" for w in (4, 4, 16))
+
+
+def _cell(text: str) -> str:
+    """A meaning as a table cell: a vertical bar (as in a plain-text absolute value) escaped,
+    since it would end the cell."""
+    return text.replace("|", r"\|")
+
+
+# A ratio of a word to a word of five letters or more ("bytes/parameter"), which a phone's column
+# cannot wrap; "FLOP/s", "$/hour" and "$/million tokens" stay as they are.
+_LONG_RATIO = re.compile(r"(?<=[A-Za-z·])/(?=[A-Za-z]{5,})")
+
+
+def _unit(unit: str, dash: bool = False) -> str:
+    """A unit for a table: a long ratio written with "per" so that a phone can wrap it ("bytes
+    per parameter"), a dollar sign escaped; a pure number (unit 1) a dash on the core page."""
+    if dash and unit == "1":
+        return "–"
+    return _LONG_RATIO.sub(" per ", unit).replace("$", r"\$")
+
+
+def core_markdown() -> str:
+    """The core notation page's tables: one per group of :data:`CORE`, each symbol with its
+    meaning and unit, and no code names or assumptions."""
+    parts = []
+    for heading, names in CORE.items():
+        rows = [[f"${REGISTRY[name].latex}$", _cell(REGISTRY[name].meaning),
+                 _unit(REGISTRY[name].unit, dash=True)] for name in names]
+        parts.append(f"**{heading}**\n\n" + markdown_table(["symbol", "meaning", "unit"], rows))
+    return "\n\n".join(parts)
 
 
 def _table(heading: str, columns: str, header: list[str], rows: list[list[str]]) -> str:
@@ -103,15 +152,16 @@ def markdown() -> str:
         raise ValueError(f"symbol topics with no heading on the notation page: {sorted(unknown)}")
     parts = []
     for topic, heading in TOPICS.items():
-        rows = [[f"${entry.latex}$", f"`{entry.name}`", entry.unit, entry.assumptions,
-                 entry.meaning]
+        rows = [[f"${entry.latex}$", f"`{entry.name}`", _unit(entry.unit), _cell(entry.meaning)]
                 for entry in REGISTRY.values() if entry.topic == topic]
         if rows:
             parts.append(_table(heading, _REGISTRY_COLUMNS,
-                                ["symbol", "code name", "unit", "assumptions", "meaning"], rows))
-    rows = [[f"${entry.latex}$", entry.unit, entry.meaning] for entry in display_symbols()]
+                                ["symbol", "code name", "unit", "meaning"], rows))
+    rows = [[f"${entry.latex}$", _unit(entry.unit), _cell(entry.meaning)]
+            for entry in display_symbols()]
     parts.append(_table(DISPLAY_HEADING, _DISPLAY_COLUMNS, ["symbol", "unit", "meaning"], rows))
-    rows = [[f"${entry.latex}$", entry.unit, entry.meaning, f"{{doc}}`{entry.chapter}`"]
+    rows = [[f"${entry.latex}$", _unit(entry.unit), _cell(entry.meaning),
+             f"{{doc}}`{entry.chapter}`"]
             for entry in CHAPTER_SYMBOLS]
     parts.append(_table(CHAPTER_HEADING, _CHAPTER_COLUMNS,
                         ["symbol", "unit", "meaning", "chapter"], rows))

@@ -97,7 +97,7 @@ t_min = _define("t_min", r"t_{\min}", "s", "minimum token latency over instance 
 cost_ratio = _define("cost_ratio", r"\rho_{\mathrm{cost}}", "1",
                      "cost per token at minimum latency over the arithmetic floor 2N/C",
                      "serving", **_POS)
-k_depth = _define("k_depth", r"k_{L}", "layers/parameter^(1/4)",
+k_depth = _define("k_depth", r"k_{L}", "layers per parameter^(1/4)",
                   r"depth constant of the aspect-ratio law $n_{\mathrm{layers}} = k_L N^{1/4}$",
                   "scaling", **_POS)
 k_width = _define("k_width", r"k_{d}", "parameters",
@@ -511,7 +511,8 @@ lora_tput = _define("lora_tput", r"\eta_{\mathrm{LoRA}}", "1",
 n_pp = _define("n_pp", r"N_{\mathrm{PP}}", "stages",
                "pipeline-parallel degree (continuous, as in the reference code)", "full", **_POS)
 n_tp = _define("n_tp", r"N_{\mathrm{TP}}", "GPUs",
-               "tensor-parallel degree of one pipeline stage: N_GPU / N_PP", "full", **_POS)
+               "tensor-parallel degree of one pipeline stage, "
+               "$N_{\\mathrm{GPU}}/N_{\\mathrm{PP}}$", "full", **_POS)
 n_ep = _define("n_ep", r"N_{\mathrm{EP}}", "GPUs", "expert-parallel degree", "full", **_POS)
 n_tp_ff = _define("n_tp_ff", r"N_{\mathrm{TP}}^{\mathrm{ff}}", "GPUs",
                   "tensor-parallel degree of each expert's matrices: max(1, N_TP / N_EP)", "full",
@@ -600,14 +601,15 @@ t_spec = _define("t_spec", r"t_{\mathrm{spec}}", "s",
 r_draft = _define("r_draft", r"r_{PQ}", "1", "target over drafter forward latency, t_P / t_Q", "full",
                   **_POS)
 pref_exp = _define("pref_exp", r"\alpha_{\mathrm{u}}", "1",
-                   "user-preference exponent: a token at speed v is worth v^alpha_u (eq. 45)",
+                   "user-preference exponent: a token at speed $v$ is worth "
+                   "$v^{\\alpha_{\\mathrm{u}}}$ (eq. 45)",
                    "full", **_POS)
 speed = _define("speed", "v", "tokens/s", "tokens per second per request: 1 / token latency",
                 "full", **_POS)
 usd_mtok_full = _define("usd_mtok_full", r"c_{\mathrm{Mtok}}", "$/million tokens",
                         "price of a million output tokens at cost", "full", **_POS)
 
-preference = _define("preference", r"U", "(tokens/s)^alpha_u per $/million tokens",
+preference = _define("preference", r"U", "(tokens/s)^α_u per $/million tokens",
                      "what a customer maximizes: speed^alpha_u over price (eq. 45)", "full", **_POS)
 usd_mtok_floor = _define("usd_mtok_floor", r"c_{\mathrm{Mtok}}^{\mathrm{KV}}", "$/million tokens",
                          "cost floor of reading the KV cache once per generated token", "full",

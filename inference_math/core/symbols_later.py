@@ -10,7 +10,7 @@ from .symbol_registry import define as _define
 
 # --- prefill and a given deployment (section owned by inference_math/serving/prefill.py) ---
 t_ttft = _define("t_ttft", r"t_{\mathrm{TTFT}}", "s",
-                 "time to first token: the forward pass of one prompt, alone in its micro-batch",
+                 "time to first token (TTFT): the forward pass of one prompt, alone in its micro-batch",
                  "full", **_POS)
 usd_mtok_in = _define("usd_mtok_in", r"c_{\mathrm{Mtok}}^{\mathrm{in}}", "$/million tokens",
                       "price of a million input (prefilled) tokens at cost", "full", **_POS)
@@ -29,7 +29,7 @@ t_mix = _define("t_mix", r"t_{\mathrm{mix}}", "s",
                 "a decode step of b sequences that also carries a chunk of prompt tokens",
                 "serving", **_POS)
 t_step_mean = _define("t_step_mean", r"\bar{t}_{\mathrm{step}}", "s",
-                      "mean time of a step of aggregated serving (the time per output token)",
+                      "time per output token (TPOT): the mean time of a step of aggregated serving",
                       "serving", **_POS)
 f_mix = _define("f_mix", r"f_{\mathrm{mix}}", "1",
                 "share of the steps of aggregated serving that carry a chunk", "serving", **_POS)

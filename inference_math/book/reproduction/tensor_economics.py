@@ -456,9 +456,9 @@ def embeddings_flops_per_dollar() -> Group:
     ]
     return Group(MAZUREK_EMB, "FLOPs per dollar", "embeddings-flops-per-dollar", tuple(rows),
                  "an H100 against an RTX 4090 rented at 0.37 USD an hour: each one's measured "
-                 "TFLOP/s per $/h (first two rows); the H100's price, FLOP/s and speed at "
-                 "batch 1 and at a large batch, over the 4090's (×); the 4090's $/Mtok at "
-                 "batch 4, the H100's saving against it, the 4090's headline (top) $/Mtok, and "
+                 "TFLOP/s per \\$/h (first two rows); the H100's price, FLOP/s and speed at "
+                 "batch 1 and at a large batch, over the 4090's (×); the 4090's \\$/Mtok at "
+                 "batch 4, the H100's saving against it, the 4090's headline (top) \\$/Mtok, and "
                  "its Mtok and rent a day")
 
 
