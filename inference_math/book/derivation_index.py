@@ -34,6 +34,8 @@ SOURCE_KEYS = (
     (re.compile(r"Kleinrock \(1975\)"), "kleinrock1975"),
     (re.compile(r"Kingman \(1961\)"), "kingman1961"),
     (re.compile(r"Weyl \(1916\)"), "weyl1916"),
+    (re.compile(r"Feller \(1968\)"), "feller1968"),
+    (re.compile(r"Boucheron, Lugosi and Massart \(2013\)"), "boucheron2013concentration"),
     (re.compile(r"Mazurek and Gabriel \(2025\)"), "mazurek2025llm"),
     (re.compile(r"Mazurek and Schreiber \(2025\)"), "mazurek2025moe"),
     (re.compile(r"Mazurek \(2025\), 'Why are embeddings"), "mazurek2025embeddings"),

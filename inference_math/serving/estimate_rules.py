@@ -85,7 +85,7 @@ def flop_fraction() -> sp.Eq:
     return sp.Eq(_fraction, sp.factor(share))
 
 
-@derivation("eq-est-experts-hit", "this book: the expected number of occupied bins")
+@derivation("eq-est-experts-hit", "this book, from the occupancy problem of Feller (1968), ch. II")
 def experts_hit() -> sp.Eq:
     """Experts of a layer that at least one of the step's m tokens is routed to, in expectation,
     each token choosing its k of the E experts uniformly (eq-est-experts-hit).
@@ -100,7 +100,7 @@ def experts_hit() -> sp.Eq:
 
 
 @derivation("eq-est-busiest-rank", "this book, from the maximal inequality for sub-Gaussian "
-            "variables (Boucheron, Lugosi and Massart 2013, sec. 2.5)")
+            "variables of Boucheron, Lugosi and Massart (2013), ch. 2")
 def busiest_rank() -> sp.Eq:
     """Tokens of the busiest of N_EP expert-parallel ranks over the mean rank's
     (eq-est-busiest-rank).
@@ -120,7 +120,7 @@ def busiest_rank() -> sp.Eq:
     return sp.Eq(lam_rank, sp.Min(sp.simplify(busiest / mean), n_ep))
 
 
-@derivation("eq-est-expert-flop-fraction", "this book, from eq-est-flop-fraction")
+@derivation("eq-est-expert-flop-fraction", "this book, from Erdil (2025) eqs. 29-30 (eq-est-flop-fraction)")
 def expert_flop_fraction() -> sp.Eq:
     """Reachable fraction of the peak FLOP/s for the routed experts' grouped matmul
     (eq-est-expert-flop-fraction): each expert multiplies its own tokens, and each of the
