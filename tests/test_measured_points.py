@@ -50,7 +50,9 @@ def test_the_stored_fit_is_what_the_method_gives(threads):
         effs = ef.fit()
     assert set(effs) == set(stored["parameters"]) == set(st.FITTED_STACKS)
     for stack, eff in effs.items():
-        for k, (name, value) in enumerate(zip(st.PARAMETER_NAMES, eff.vector, strict=True)):
+        assert eff.rho_route == ef.RHO_ROUTE == stored["parameters"][stack]["rho_route"]
+        for k, (name, value) in enumerate(zip(st.PARAMETER_NAMES[:ef.K], eff.vector[:ef.K],
+                                              strict=True)):
             low, high = ef.BOUNDS[k]
             assert low <= value <= high, (stack, name)
             assert math.isclose(value, stored["parameters"][stack][name], rel_tol=0.02,
