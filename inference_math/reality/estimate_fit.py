@@ -1,6 +1,5 @@
 """Fitting the estimate's parameters (six fitted, three of them per software stack; one fixed)
-on the public
-measurements, and its band.
+on the public measurements, and its band.
 
 Method (the book's chapter "How close real systems come" reports every number):
 
