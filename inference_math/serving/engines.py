@@ -33,11 +33,14 @@ FAMILY_TABLE = (
     ("DeepSeek in-house", r"DeepSeek\b"),
     ("LMDeploy TurboMind", r"LMDeploy \(TurboMind\)"),
     ("LMDeploy PyTorch", r"LMDeploy \(PyTorch"),
+    ("LMDeploy", r"LMDeploy\b"),  # a source that names no backend
     ("NVIDIA NIM", r"(NVIDIA )?NIM\b"),
     ("MindIE", r"MindIE\b"),
     ("LLMBoost", r"LLMBoost\b"),
     ("Ollama", r"Ollama\b"),
     ("TGI", r"(Hugging Face )?(TGI|text-generation-inference)\b"),
+    ("MLC LLM", r"MLC[- ]LLM\b"),
+    ("llm-awq", r"llm-awq\b"),
 )
 #: Backends a Dynamo row may name (the families ``Dynamo + {backend}`` takes).
 DYNAMO_BACKENDS = ("TensorRT-LLM", "vLLM", "SGLang")
