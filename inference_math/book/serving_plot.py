@@ -112,5 +112,7 @@ def serving_figure(fronts: dict, measured: Sequence[tuple[str, float, float]],
     ax.set_xlabel("tokens/s per user")
     ax.set_ylabel("output tokens/s per GPU")
     ax.set_title(title)
-    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=2, columnspacing=1.0)
+    # one column when the engines' estimates add long labels, so the figure keeps its width
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=1 if engine_fronts else 2,
+              columnspacing=1.0)
     return fig
