@@ -71,7 +71,8 @@ def test_module_attributes_are_the_registry_symbols():
 NONNEGATIVE = {"ctx", "lat_base", "t_kernel", "t_net", "kv_layer", "state_layer", "n_quant",
                "n_sh", "t_pipe", "xi_ep", "omega_net", "t_fixed_step", "beta_half", "m_half",
                "tau_kernel", "kv_idx", "f_idx", "w_idx", "j_query", "kv_win", "ctx_win", "st_cmp",
-               "ctx_wread", "xi_idx", "xi_mha", "phi_in", "t_wait_q"}
+               "ctx_wread", "xi_idx", "xi_mha", "phi_in", "t_wait_q",
+               "t_flop_exp"}
 # elasticities, a logarithm and the constraints' derivatives: real, of either sign
 SIGNED = {"elasticity", "eps_cost", "eps_price", "u_log", "g1_n", "g1_b", "g1_x", "g2_n", "g2_b",
           "g2_x"}

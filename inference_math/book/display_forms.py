@@ -255,6 +255,16 @@ def display_symbols() -> tuple[DisplaySymbol, ...]:
                       r"slope of binding constraint $k$ when $N$ and $b$ grow together (more "
                       r"replicas, the same cost per token), $g_{k,N} + g_{k,b}$, in "
                       "{eq}`eq-sens-corner`", (_CORNER_S1, _CORNER_S2)),
+        DisplaySymbol(r"\epsilon_{\mathrm{mem}}", "1",
+                      "reachable fraction of the peak bandwidth, {eq}`eq-est-bandwidth-fraction`, "
+                      "in {eq}`eq-est-step-latency`", (_EPS_MEM,)),
+        DisplaySymbol(r"\epsilon_{\mathrm{flop}}", "1",
+                      "reachable fraction of the peak FLOP/s, {eq}`eq-est-flop-fraction`, in "
+                      "{eq}`eq-est-step-latency`", (_EPS_FLOP,)),
+        DisplaySymbol(r"\epsilon_{\mathrm{E}}", "1",
+                      "reachable fraction of the peak FLOP/s of the routed experts, "
+                      "{eq}`eq-est-expert-flop-fraction`, in {eq}`eq-est-step-latency`",
+                      (_EPS_EXP,)),
         DisplaySymbol("D", "1",
                       r"determinant of the two binding constraints' slopes in $\ln N$ and "
                       r"$\ln b$, $g_{1,N} g_{2,b} - g_{1,b} g_{2,N}$, in {eq}`eq-sens-corner`",
