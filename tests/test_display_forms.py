@@ -102,8 +102,16 @@ def test_display_forms_name_what_sympy_left_as_fractions():
 def test_where_lines_are_the_constants_of_a_where_form():
     label = "eq-embeddings-crossover-length"
     lines = display_forms.where_lines(DERIVATIONS[label].function())
-    assert [symbol for symbol, _ in lines] == list(FORMS[label].constants())
+    assert [symbol for symbol, _, _ in lines] == list(FORMS[label].constants())
     assert "where" in latex(DERIVATIONS[label].function())
+
+
+def test_a_where_line_written_for_reading_keeps_its_order():
+    # the busiest rank's minimum is written 1 + excess; the burst's mean half a step first
+    step = latex(DERIVATIONS["eq-est-step-latency"].function())
+    assert r"\min\biggl(1 + \rho_{\mathrm{r}}" in step, step
+    run = latex(DERIVATIONS["eq-queue-run-mean"].function())
+    assert r"\frac{t_{\mathrm{burst}}}{2} \left(1 + " in run, run
 
 
 def test_sums_print_positive_terms_first():

@@ -21,7 +21,8 @@ def latex(expr: sp.Basic) -> str:
     """
     shown = display_eq(expr)
     text = eq_tex(shown, written=shown is not expr)
-    where = [eq_tex(sp.Eq(symbol, value)) for symbol, value in where_lines(expr)]
+    where = [eq_tex(sp.Eq(symbol, value), written=written)
+             for symbol, value, written in where_lines(expr)]
     if where:
         rows = [text + r",\\ \text{where}"] + [w + "," for w in where[:-1]] + [where[-1]]
         text = r"\begin{gathered}" + r" \\ ".join(rows) + r"\end{gathered}"

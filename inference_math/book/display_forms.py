@@ -51,16 +51,20 @@ class DisplayForm:
     why: str = ""
     #: the constants are auxiliary quantities shown under the equation ("where A = ...")
     where: bool = False
+    #: the auxiliary quantities are written for reading too (printed in the order written)
+    written_where: bool = False
 
 
 FORMS: dict[str, DisplayForm] = {}
 
 
-def form(label: str, why: str, constants: Callable[[], dict] | None = None, where: bool = False):
+def form(label: str, why: str, constants: Callable[[], dict] | None = None, where: bool = False,
+         written_where: bool = False):
     def register(build):
         if label not in DERIVATIONS:
             raise ValueError(f"display form for {label!r}, which is no registered derivation")
-        FORMS[label] = DisplayForm(label, build, constants or (lambda: {}), why, where)
+        FORMS[label] = DisplayForm(label, build, constants or (lambda: {}), why, where,
+                                   written_where)
         return build
     return register
 
@@ -297,6 +301,12 @@ def display_symbols() -> tuple[DisplaySymbol, ...]:
                       "the part both sides would take alone (the weights' read when memory "
                       "binds), shared by token count, in {eq}`eq-serve-mixed-split`",
                       (_SPLIT_SHARED,)),
+        DisplaySymbol(r"\bar{t}_{\mathrm{TTFT}}^{\mathrm{burst}}", "s",
+                      "mean TTFT of a run's first wave of $b$ prompts, {eq}`eq-queue-burst-mean`, "
+                      "in {eq}`eq-queue-run-mean`", (_TTFT_BURST,)),
+        DisplaySymbol(r"\bar{t}_{\mathrm{TTFT}}^{\mathrm{steady}}", "s",
+                      "mean TTFT of the requests that replace those that ended, "
+                      "{eq}`eq-queue-closed-mean`, in {eq}`eq-queue-run-mean`", (_TTFT_STEADY,)),
     )
 
 
@@ -612,6 +622,33 @@ def _estimate_step():
                  evaluate=False)
 
 
+# eq-queue-run-mean's two kinds of request, each with its own mean TTFT
+_TTFT_BURST = sp.Symbol(r"\bar{t}_{\mathrm{TTFT}}^{\mathrm{burst}}", positive=True)
+_TTFT_STEADY = sp.Symbol(r"\bar{t}_{\mathrm{TTFT}}^{\mathrm{steady}}", positive=True)
+
+
+def _run_means():
+    from ..derivations import queueing as q
+
+    # the burst's mean as (t_burst / 2)(1 + T_in (b + 1) / C): half a step, then the steps of
+    # the prompts ahead, b + 1 whole
+    ahead = _mul(S.t_prompt, sp.Add(S.b, 1, evaluate=False), _pow(S.chunk, -1))
+    burst = _mul(_mul(S.t_burst, _pow(2, -1)), sp.Add(1, ahead, evaluate=False))
+    return {_TTFT_BURST: burst, _TTFT_STEADY: q.closed_mean().rhs}
+
+
+@form("eq-queue-run-mean", "the burst's and the steady state's means named, each weighed by its "
+      "share of the run; the burst's mean as half a step and the steps of the prompts ahead",
+      constants=_run_means, where=True, written_where=True)
+def _run_mean():
+    from ..derivations import queueing as q
+
+    share = _mul(S.b, _pow(S.n_run, -1))
+    rest = sp.Add(1, -share, evaluate=False)
+    return sp.Eq(q.run_mean().lhs, sp.Add(_mul(share, _TTFT_BURST), _mul(rest, _TTFT_STEADY),
+                                          evaluate=False), evaluate=False)
+
+
 def display_eq(eq: sp.Basic) -> sp.Basic:
     """What the book prints for ``eq``: its display form if it is a derivation's result that has
     one, else ``eq`` itself."""
@@ -619,12 +656,16 @@ def display_eq(eq: sp.Basic) -> sp.Basic:
     return FORMS[label].build() if label else eq
 
 
-def where_lines(eq: sp.Basic) -> list[tuple[sp.Symbol, sp.Basic]]:
-    """The auxiliary quantities shown under ``eq``'s display form: (symbol, value) pairs."""
+def where_lines(eq: sp.Basic) -> list[tuple[sp.Symbol, sp.Basic, bool]]:
+    """The auxiliary quantities shown under ``eq``'s display form: (symbol, value, written)
+    triples, ``written`` if the value is printed in the order it is written (a form's own
+    quantities, or a minimum or maximum written for reading)."""
     label = label_of(eq)
     if not label or not FORMS[label].where:
         return []
-    return list(FORMS[label].constants().items())
+    shown = FORMS[label]
+    return [(symbol, value, shown.written_where or value.has(WrittenMin, WrittenMax))
+            for symbol, value in shown.constants().items()]
 
 
 @form("eq-sharding-wg-switch-2d", "numerator and denominator divided by N_GPU d_model")

@@ -404,7 +404,7 @@ _Token = tuple[str, bool]  # (LaTeX, whether a line beginning with it continues 
 def _breakable(expr: sp.Basic) -> bool:
     """Whether ``expr`` can be set over several lines: a sum, a maximum or minimum, a function of
     several arguments."""
-    return isinstance(expr, (sp.Add, sp.Max, sp.Min, WrittenMin)) or (
+    return isinstance(expr, (sp.Add, sp.Max, sp.Min, WrittenMin, WrittenMax)) or (
         isinstance(expr, sp.core.function.AppliedUndef) and len(expr.args) > 1)
 
 
@@ -432,8 +432,9 @@ def _tokens(expr: sp.Basic, width: float) -> list[_Token]:
     if _breakable(expr):  # a maximum, a minimum or a function: break after a comma
         if isinstance(expr, (sp.Max, sp.Min)):
             head, args = (r"\max" if isinstance(expr, sp.Max) else r"\min"), variadic_args(expr)
-        elif isinstance(expr, WrittenMin):
-            head, args = r"\min", list(expr.args)
+        elif isinstance(expr, (WrittenMin, WrittenMax)):
+            head = r"\min" if isinstance(expr, WrittenMin) else r"\max"
+            args = list(expr.args)
         else:
             head, args = tex(expr.func(sp.Symbol("x"))).split(r"{\left(")[0], list(expr.args)
         left, right = _open(one)
