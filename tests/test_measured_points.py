@@ -198,3 +198,17 @@ def test_the_estimate_fills_the_engines_share_of_hbm():
     lim = predict(Deployment(get_model("llama-3.3-70b"), get_gpu("h100"), curve="limit", **kw))
     assert est.memory_gb == pytest.approx(576.0) and lim.memory_gb == pytest.approx(640.0)
     assert 0 < est.max_batch < lim.max_batch
+
+
+def test_the_training_cost_is_what_least_squares_reports():
+    """training_cost is the cost scipy's soft-L1 least squares reports at the same point (a
+    single evaluation, no step taken)."""
+    from scipy.optimize import least_squares
+    effs = ef.stored()
+    train = ef.training()
+    weights = ef._weights(train)
+    result = least_squares(lambda z: weights * ef.log_ratios(train, ef.to_efficiencies(z)),
+                           ef.coordinates_of(effs), bounds=ef.coordinate_bounds(), method="trf",
+                           max_nfev=1, loss="soft_l1", f_scale=ef.LOSS_SCALE)
+    assert result.nfev == 1
+    assert math.isclose(ef.training_cost(effs), result.cost, rel_tol=1e-12)
