@@ -39,7 +39,8 @@ Method (the book's chapter "How close real systems come" reports every number):
 ``python -m inference_math.reality.estimate_fit`` refits and writes
 ``data/estimate_parameters.json``: both fits (per stack and one set for all), the band and the
 errors, and the fit by engine family (:func:`engine_record`). The book reads that file and refits
-nothing; the tests refit from several starts, with one thread and with two, and compare.
+nothing; the tests refit from every start and compare, and compare a small fit run with one
+thread and with two.
 """
 
 from __future__ import annotations
