@@ -36,9 +36,9 @@ f_mix = _define("f_mix", r"f_{\mathrm{mix}}", "1",
 n_chunks = _define("n_chunks", r"n_{\mathrm{chunks}}", "steps",
                    "steps a prompt's chunks span", "serving", **_POS)
 t_pre = _define("t_pre", r"t_{\mathrm{pre}}", "s",
-                "a prefill pass of P prompts on the prefill pool's instance", "serving", **_POS)
-n_prompts = _define("n_prompts", "P", "prompts", "prompts one prefill pass carries", "serving",
-                    **_POS)
+                "a prefill pass of its batch of prompts on the prefill pool's instance", "serving", **_POS)
+n_prompts = _define("n_prompts", r"b_{\mathrm{pre}}", "prompts",
+                    "prompts one prefill pass carries (the prefill's batch)", "serving", **_POS)
 t_xfer = _define("t_xfer", r"t_{\mathrm{xfer}}", "s",
                  "time to send a prompt's KV cache from the prefill to the decode pool",
                  "serving", **_POS)
