@@ -259,8 +259,11 @@ def deepseek_experts() -> Group:
     ep = np.array([ds.ep_bytes_per_gpu_value(int(n)) for n in gpus])
     crossing = int(gpus[np.argmax(ep < arch["n_layers"] * per_layer)])
     box = "erratum-deepseek-v3-the-expert-numbers"
+    act_mla = post["kv_element_bytes"] * arch["d_model"] * arch["n_layers"]
     rows = (
+        Row("expert matrix, MB", post["expert_matrix_mb"], expert / 3 / 1e6, 0.03),
         Row("expert, MB", post["expert_mb"], expert / 1e6, 0, 0.5, box),
+        Row("dense matrix, MB", post["dense_matrix_mb"], dense_layer / 3 / 1e6, 0.03),
         Row("dense, MB", post["dense_layer_mb"], dense_layer / 1e6, 0.03),
         Row("all dense, GB", post["dense_gb"], arch["n_dense"] * dense_layer / _GB, 0.03),
         Row("embed., GB", post["embeddings_gb"], ds.embedding_bytes() / _GB, 0.03),
@@ -268,6 +271,7 @@ def deepseek_experts() -> Group:
             counts["experts"] / 1e9, 0, 0.5, box),
         Row("experts, %", 100 * post["expert_layer_share"],
             100 * counts["experts"] / counts["total"], 0, 0.05, box),
+        Row("MLA acts, MB", post["act_mla_mb"], act_mla / 1e6, 0.03),
         Row("acts, MB", post["act_ep_mb"], act_ep / 1e6, 0, 0.05, box),
         # "in configurations exceeding 64 GPUs" the MLA weights outweigh a GPU's experts
         Row("MLA > EP, GPUs", post["mla_exceeds_experts_above_gpus"],
@@ -280,9 +284,11 @@ def deepseek_experts() -> Group:
                                       post["deepseek_decode"]["redundant"]), 0),
     )
     return Group(MAZUREK_MOE, "Experts", "deepseek-v3-experts", rows,
-                 "the FP8 bytes of an expert, of a dense layer, of the three dense layers "
-                 "together and of the embeddings (embed.); the expert layers' parameters and "
-                 "share of all; the activations (acts) they exchange; the GPU count above which "
+                 "the FP8 bytes of an expert's matrix and of an expert, of a dense layer's "
+                 "matrix and of a dense layer, of the three dense layers together and of the "
+                 "embeddings (embed.); the expert layers' parameters and share of all; the "
+                 "activations (acts) of a sequence at the attention (MLA) and those the experts "
+                 "exchange; the GPU count above which "
                  "a GPU's MLA weights outweigh its experts (EP); the experts on each GPU in "
                  "prefill and in decode")
 
