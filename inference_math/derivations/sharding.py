@@ -134,6 +134,9 @@ QUOTED = {
     "esti_kv_fraction": 0.30,
     # ESTI, intro: "29ms/tok latency @ int8 on 64 chips" for PaLM 540B.
     "esti_latency_ms": 29, "esti_latency_chips": 64,
+    # AB, sec. "Prefill": model parallelism "up to ... around F / 2550 for 1 axis (usually
+    # around 4-8 way sharding)"; the 2550 is alpha_ICI, the arithmetic rate over ICI bandwidth.
+    "prefill_alpha": 2550, "prefill_ways_lo": 4, "prefill_ways_hi": 8,
     # AB, App. C: 8-way sharding, 4.5e10 B/s one-direction ICI, 1 us per hop, 360 kB buffer,
     # BS = 16, D = 8192 in int8 = "131kB", the divisor 45,000 of Y > BD/45,000.
     "appc_shards": 8, "appc_ici_bw": 4.5e10, "appc_t_hop": 1e-6, "appc_buffer": 360e3,

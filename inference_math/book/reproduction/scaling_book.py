@@ -355,6 +355,23 @@ def sharding_appendix_c() -> Group:
                  "below which they are, a batch's int8 activations (acts), and the divisor of B·D")
 
 
+def sharding_prefill() -> Group:
+    from ...core import symbols as S
+    from ...core.numeric import compile_fn
+    from ...derivations import sharding
+    from ...presets.hardware import get_gpu
+
+    v5p = get_gpu("tpu-v5p")
+    alpha_fn = compile_fn(sharding.ici_intensity_definition(), (S.flops, S.ici_bw))
+    # 16-bit arithmetic over both directions of a link, the TPU v5p's
+    alpha = float(alpha_fn(v5p.flops(16), 2 * v5p.ici_bandwidth))
+    rows = (Row("α_ICI, TPU v5p", sharding.QUOTED["prefill_alpha"], alpha, 0, 1e-9),)
+    return Group(AUSTIN, "Prefill", "serving-engines-prefill", rows,
+                 "the ratio α_ICI of arithmetic rate to ICI bandwidth in the rule of model "
+                 "parallelism for prefill, F/α_ICI; the source does not name its chip, and the "
+                 "TPU v5p's, in 16-bit arithmetic with both link directions, matches")
+
+
 def sharding_elements() -> Group:
     from ...derivations import sharding
 
