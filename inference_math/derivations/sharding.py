@@ -132,6 +132,8 @@ QUOTED = {
     "esti_min_chips": 17,
     # ESTI, sec. "Additional Optimizations": 30% of HBM reserved for the KV cache.
     "esti_kv_fraction": 0.30,
+    # ESTI, intro: "a 3D torus of up to 256 TPUv4 chips with 270GB/s network bandwidth".
+    "esti_net_bytes_per_s": 270e9,
     # ESTI, intro: "29ms/tok latency @ int8 on 64 chips" for PaLM 540B.
     "esti_latency_ms": 29, "esti_latency_chips": 64,
     # AB, sec. "Prefill": model parallelism "up to ... around F / 2550 for 1 axis (usually

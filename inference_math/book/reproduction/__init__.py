@@ -54,6 +54,7 @@ from .scaling_book import (
     sharding_min_chips,
     sharding_prefill,
     sharding_question7,
+    sharding_weight_gathered,
     worked_question3,
     worked_question5,
 )
@@ -87,7 +88,8 @@ from .tensor_economics import (
 GROUPS = (table1, figure1, square_root_law, takeaways, roofline_critical_batch, roofline_attention,
           roofline_pop_quiz, roofline_appendix_a, kv_llama_memory, kv_table_mha, kv_table_gqa,
           kv_pope_crossover, sharding_generation, sharding_question7,
-          sharding_appendix_c, sharding_elements, sharding_min_chips, kv_worked_problems, worked_question3,
+          sharding_appendix_c, sharding_elements,
+          sharding_weight_gathered, sharding_min_chips, kv_worked_problems, worked_question3,
           worked_question5, dense_parameters, dense_prefill_flops, dense_kv_cache,
           prefill_decode_one_gpu, prefill_decode_tensor_parallel, prefill_decode_figure16,
           pricing_table1, sharding_prefill, deepseek_architecture, deepseek_mla_weights, deepseek_latent_cache,

@@ -382,6 +382,20 @@ def sharding_elements() -> Group:
                  "the chip count above which 2-D sharding moves fewer elements")
 
 
+def sharding_weight_gathered() -> Group:
+    from ...derivations import sharding
+    from ...presets.hardware import get_gpu
+
+    links = 2 * 3  # a chip of a 3-D torus: two one-direction links per axis
+    ours = links * get_gpu("tpu-v4").ici_bandwidth
+    rows = (Row("network, GB/s", sharding.QUOTED["esti_net_bytes_per_s"] / 1e9, ours / 1e9, 0,
+                1e-9),)
+    return Group(POPE, "Weight gathered", "sharding-weight-gathered", rows,
+                 "the network bandwidth of a TPU v4 chip in a 3-D torus, as six one-direction "
+                 "links of the preset",
+                 "erratum-sharding-the-layout-for-very-large-batches")
+
+
 def sharding_min_chips() -> Group:
     from ...core import symbols as S
     from ...derivations import sharding
