@@ -87,18 +87,17 @@ from .tensor_economics import (
 
 GROUPS = (table1, figure1, square_root_law, takeaways, roofline_critical_batch, roofline_attention,
           roofline_pop_quiz, roofline_appendix_a, kv_llama_memory, kv_table_mha, kv_table_gqa,
-          kv_pope_crossover, sharding_generation, sharding_question7,
-          sharding_appendix_c, sharding_elements,
-          sharding_weight_gathered, sharding_min_chips, kv_worked_problems, worked_question3,
-          worked_question5, dense_parameters, dense_prefill_flops, dense_kv_cache,
-          prefill_decode_one_gpu, prefill_decode_tensor_parallel, prefill_decode_figure16,
-          pricing_table1, sharding_prefill, deepseek_architecture, deepseek_mla_weights, deepseek_latent_cache,
-          deepseek_experts, deepseek_all_to_all, deepseek_dollars, deepseek_daily_profit,
-          embeddings_prices, embeddings_forward_pass, embeddings_weights_arithmetic, embeddings_dollars,
-          embeddings_flops_per_dollar, rollouts_prices, rollouts_advantage, rollouts_bits,
-          rollouts_lora, rollouts_lora_flops, network_eq24, capacity_sec35, table2, table3, table4,
-          table5, table6, long_context_sec43, long_context_speeds,
-          long_context_curves)
+          kv_pope_crossover, sharding_generation, sharding_question7, sharding_appendix_c,
+          sharding_elements, sharding_weight_gathered, sharding_min_chips, kv_worked_problems,
+          worked_question3, worked_question5, dense_parameters, dense_prefill_flops,
+          dense_kv_cache, prefill_decode_one_gpu, prefill_decode_tensor_parallel,
+          prefill_decode_figure16, pricing_table1, sharding_prefill, deepseek_architecture,
+          deepseek_mla_weights, deepseek_latent_cache, deepseek_experts, deepseek_all_to_all,
+          deepseek_dollars, deepseek_daily_profit, embeddings_prices, embeddings_forward_pass,
+          embeddings_weights_arithmetic, embeddings_dollars, embeddings_flops_per_dollar,
+          rollouts_prices, rollouts_advantage, rollouts_bits, rollouts_lora, rollouts_lora_flops,
+          network_eq24, capacity_sec35, table2, table3, table4, table5, table6,
+          long_context_sec43, long_context_speeds, long_context_curves)
 
 
 def groups() -> list[Group]:
