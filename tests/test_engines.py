@@ -3,6 +3,7 @@ commands' --engine and ``engines``."""
 
 import json
 import math
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -97,6 +98,69 @@ def test_the_stored_engine_fit_is_what_the_method_gives():
                         rec["test"]["all"]["with_engine"]["median_abs_log"], abs_tol=0.01)
     assert rec["test"]["all"]["pooled"]["median_abs_log"] == st.fitted_record()["test"][
         "median_abs_log"]
+
+
+class _Fake:
+    """A stand-in sample: a setup and an engine version on one family and stack."""
+
+    def __init__(self, setup, version):
+        self.setup = setup
+        self.version = version
+
+
+@pytest.mark.parametrize("text, release", [
+    ("0.6.3.post2.dev308+gb489fc3c", "0.6"), ("0.4.3+rocm614", "0.4"), ("1.2.0rc1", "1.2"),
+    ("rocm/atom-dev:sglang-v0.5.10-nightly_20260520", "0.5"),
+    ("commit 4181e424 / rocm/atom-dev 2026-05-22", None), ("", None), (None, None),
+    ("rocm/vllm-dev:20250112", None)])
+def test_release_line_of_a_version(text, release):
+    sample = ef.Sample(probe=SimpleNamespace(resolved=SimpleNamespace(
+        point={"engine_version": text})), quantity="", measured=1.0, setup="", held_out=False)
+    assert ef.release_of(sample) == release
+
+
+def test_release_offsets_shrink_setup_means_by_n0(monkeypatch):
+    """Two setups of release 0.6 (mean misses 0.3 and 0.1, by hand from their points) and one
+    of 0.7 (mean −0.4): at n0 = 1 the offsets are (0.3 + 0.1)/3 and −0.4/2; at n0 = ∞ none."""
+    items = [_Fake("a", "0.6.1"), _Fake("a", "0.6.1"), _Fake("b", "0.6.3"), _Fake("c", "0.7.0")]
+    monkeypatch.setattr(ef, "release_key", lambda s: ("vLLM", "cuda", s.version[:3]))
+    r = np.array([0.2, 0.4, 0.1, -0.4])
+    offsets = ef.release_offsets(items, r, 1.0)
+    assert offsets == pytest.approx({("vLLM", "cuda", "0.6"): 0.4 / 3,
+                                     ("vLLM", "cuda", "0.7"): -0.2})
+    assert ef.release_offsets(items, r, math.inf) == {}
+    assert ef._less(items, r, offsets) == pytest.approx([0.2 - 0.4 / 3, 0.4 - 0.4 / 3,
+                                                         0.1 - 0.4 / 3, -0.2])
+
+
+def test_the_stored_release_analysis_is_what_the_method_gives():
+    """The stored release record: n0 has the least out-of-fold factor of its grid, n0 = ∞ is
+    the engine's own out-of-fold factor (the stored λ's), and the held-out
+    factors recompute from the stored fits (1e-3)."""
+    rec = st.fitted_record()["engines"]
+    rel = rec["release"]
+    cv = rel["cv_factor"]
+    assert math.isclose(cv["inf"], math.exp(rec["cv_median_abs_log"][str(rec["lambda"])]),
+                        rel_tol=1e-3)
+    chosen = "inf" if rel["n0"] == "inf" else f"{rel['n0']:g}"
+    assert cv[chosen] <= min(cv.values()) + 1e-4
+    lam = math.inf if rec["lambda"] == "inf" else rec["lambda"]
+    pooled = ef.stored()
+    groups = ef.fit_groups(ef.training(), pooled, lam)
+    test = [s for s in ef.samples() if s.held_out]
+    r = ef.ratios(test, pooled, groups)
+    n0 = math.inf if rel["n0"] == "inf" else float(rel["n0"])
+    offsets = ef.release_offsets(ef.training(), ef.ratios(ef.training(), pooled, groups), n0)
+    assert math.isclose(math.exp(float(np.median(np.abs(ef._less(test, r, offsets))))),
+                        rel["test_factor"], rel_tol=1e-3)
+    # the floor: each held-out setup less its own mean; never above the uncorrected factor
+    setups = {s.setup for s in test}
+    means = {u: float(np.mean([x for s, x in zip(test, r, strict=True) if s.setup == u]))
+             for u in setups}
+    floor = [x - means[s.setup] for s, x in zip(test, r, strict=True)]
+    assert math.isclose(math.exp(float(np.median(np.abs(floor)))),
+                        rel["test_factor_setup_known"], rel_tol=1e-3)
+    assert rel["test_factor_setup_known"] < rec["test"]["all"]["with_engine"]["median_factor"]
 
 
 def _run(capsys, *argv):

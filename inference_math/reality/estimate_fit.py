@@ -81,8 +81,8 @@ BOUNDS = ((1e-5, 0.1), (0.01, 1.0), (1.0, 1e9), (0.01, 1.0), (1.0, 16384.0), (0.
 #: Fitted parameters per set (the first of :data:`~.step_time.PARAMETER_NAMES`).
 K = len(BOUNDS)
 #: Routing's overdispersion ρ_r is not fitted: the measurements do not carry it (the training
-#: cost, :func:`training_cost`, changes by about 2% between ρ_r = 1 and 30, and a fit drifts to
-#: the bound; the chapter computes the change). The estimate keeps
+#: cost, :func:`training_cost`, changes by a few percent between ρ_r = 1 and 30, and a fit drifts
+#: to the bound; the chapter computes the change). The estimate keeps
 #: uniform routing, the least unevenness an engine cannot avoid.
 RHO_ROUTE = 1.0
 
@@ -573,6 +573,7 @@ def engine_record(pooled: dict[str, st.Efficiency], pooled_band: tuple[float, fl
         "min_band_points": MIN_BAND_POINTS,
         "families": families,
         "test": held_out,
+        "release": release_record(pooled, lam, groups),
         "method": f"{', '.join(PER_ENGINE)} per engine family and stack, the others and each "
                   "stack's values the pooled fit's; soft-L1 least squares on the family's "
                   f"training points plus lambda*sum (ln p - ln p_stack)^2, lambda from "
@@ -581,6 +582,81 @@ def engine_record(pooled: dict[str, st.Efficiency], pooled_band: tuple[float, fl
                   "training setups take their stack's values; band: 0.1-0.9 quantiles of the "
                   f"family's out-of-fold misses (at least {MIN_BAND_POINTS} points), else the "
                   "pooled band",
+    }
+
+
+# A release layer, measured but not adopted (the chapter's "The estimate given the engine").
+#: Pooling strengths tried for a release's offset, in setups (math.inf: no offset).
+RELEASE_N0 = (0.5, 1.0, 2.0, 4.0, 8.0, math.inf)
+
+
+def release_of(sample: Sample) -> str | None:
+    """The release line ("major.minor") of a sample's engine version, or None where the row
+    names none (a commit, a dated image, no version)."""
+    match = re.search(r"(\d+)\.(\d+)", str(sample.probe.resolved.point["engine_version"] or ""))
+    return None if match is None else f"{match.group(1)}.{match.group(2)}"
+
+
+def release_key(sample: Sample):
+    release = release_of(sample)
+    return None if release is None else (*group_of(sample), release)
+
+
+def release_offsets(items, r, n0: float) -> dict:
+    """Each release line's offset in ln: the sum of its setups' mean misses ``r`` over
+    (setups + ``n0``), so a release seen in one setup moves little and n0 = ∞ is none."""
+    by = defaultdict(lambda: defaultdict(list))
+    for sample, x in zip(items, r, strict=True):
+        key = release_key(sample)
+        if key is not None:
+            by[key][sample.setup].append(x)
+    if math.isinf(n0):
+        return {}
+    return {key: sum(float(np.mean(v)) for v in setups.values()) / (len(setups) + n0)
+            for key, setups in by.items()}
+
+
+def _less(items, r, offsets) -> np.ndarray:
+    return np.array([x - offsets.get(release_key(s), 0.0) for s, x in zip(items, r, strict=True)])
+
+
+def release_record(pooled: dict[str, st.Efficiency], lam: float, groups: dict) -> dict:
+    """What a release line would add to the engine: each n0's median factor out of fold on the
+    training split (each fold's offsets from the other folds' misses at that fold's fit), the n0
+    of the least, its held-out median factor, and the held-out factor were each held-out
+    setup's own mean miss known (the floor of any correction by setup)."""
+    train, test = training(), [s for s in samples() if s.held_out]
+    per_fold = []
+    for fold in range(FOLDS):
+        inside = np.array([fold_of(s.setup) == fold for s in train])
+        stacks = fold_fit(fold, pooled)
+        others = [s for s, k in zip(train, inside, strict=True) if not k]
+        mine = [s for s, k in zip(train, inside, strict=True) if k]
+        fold_groups = fit_groups(others, stacks, lam)
+        per_fold.append((inside, others, ratios(others, stacks, fold_groups), mine,
+                         ratios(mine, stacks, fold_groups)))
+    scores = {}
+    for n0 in RELEASE_N0:
+        oof = np.empty(len(train))
+        for inside, others, r_others, mine, r_mine in per_fold:
+            oof[inside] = _less(mine, r_mine, release_offsets(others, r_others, n0))
+        scores[n0] = float(np.median(np.abs(oof)))
+    best = min(RELEASE_N0, key=lambda k: (round(scores[k], 6), -k))
+    r_test = ratios(test, pooled, groups)
+    offsets = release_offsets(train, ratios(train, pooled, groups), best)
+    by_setup = defaultdict(list)
+    for sample, x in zip(test, r_test, strict=True):
+        by_setup[sample.setup].append(x)
+    floor = np.array([x - np.mean(by_setup[s.setup]) for s, x in zip(test, r_test, strict=True)])
+    return {
+        "n0_grid": [k if math.isfinite(k) else "inf" for k in RELEASE_N0],
+        "cv_factor": {("inf" if math.isinf(k) else f"{k:g}"): round(math.exp(v), 4)
+                      for k, v in scores.items()},
+        "n0": best if math.isfinite(best) else "inf",
+        "releases": len(release_offsets(train, np.zeros(len(train)), 0.0)),
+        "test_points_with_release": int(sum(release_key(s) in offsets for s in test)),
+        "test_factor": round(float(math.exp(np.median(np.abs(_less(test, r_test, offsets))))), 4),
+        "test_factor_setup_known": round(float(math.exp(np.median(np.abs(floor)))), 4),
     }
 
 
