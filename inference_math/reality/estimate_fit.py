@@ -35,6 +35,9 @@ Method (the book's chapter "How close real systems come" reports every number):
    family with enough training setups gets its own t_0, η_mem and η_flop on its stack, pulled
    toward the stack's values by a penalty whose weight cross-validation chooses; the pooled
    fit above is its prior and is left as it is.
+5. By release (:func:`release_record`), measured and not adopted: an offset in ln per release
+   line of an engine, its setups' mean misses shrunk by n0 pseudo-setups chosen out of fold,
+   and the held-out miss left were each held-out setup's own mean miss known.
 
 ``python -m inference_math.reality.estimate_fit`` refits and writes
 ``data/estimate_parameters.json``: both fits (per stack and one set for all), the band and the
