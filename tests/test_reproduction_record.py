@@ -531,3 +531,24 @@ def test_long_context_speeds_pair_the_codes_top_speed_with_ours(monkeypatch):
               for comparison in ("mistral_large_comparison", "deepseek_v3_context_len_comparison")
               for entry in summary["comparisons"][comparison]["settings"]]
     assert [row.source for row in group.rows] == stated
+
+
+def test_the_frontier_points_pair_the_code_s_csv_with_our_latency(monkeypatch):
+    """Source: a forward latency the reference code saved in its CSV, read here with the csv
+    module; ours: whatever our latency at the saved branch is."""
+    import csv
+    import math
+
+    monkeypatch.setattr(C, "branch_latency", lambda setting, ref: 0.5 + 0 * ref["gpus"])
+    group = R.full_model_frontier_points()
+    assert len(group.rows) == len(C.LATENCY_CHECKS) == 5
+    for row, (comparison, label) in zip(group.rows, C.LATENCY_CHECKS, strict=True):
+        assert row.ours == 500.0 and row.rel == 1e-3 and row.erratum is None
+        path = DATA / "erdil_code" / "frontiers" / C.csv_name(comparison, label)
+        with path.open() as handle:
+            saved = [(float(r["target_fwd_latency_s"]), float(r["tokens_per_s_per_request"]))
+                     for r in csv.DictReader(handle)]
+        speculative = C.settings(comparison)[label].speculative
+        latencies = {t if speculative or math.isfinite(t) else 1 / v for t, v in saved}
+        assert row.source / 1e3 in latencies, (comparison, label)
+

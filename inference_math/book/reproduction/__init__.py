@@ -12,6 +12,7 @@ from . import erdil, scaling_book, tensor_economics  # noqa: F401 (the tests pat
 from .erdil import (
     capacity_sec35,
     figure1,
+    full_model_frontier_points,
     long_context_curves,
     long_context_sec43,
     long_context_speeds,
@@ -96,8 +97,8 @@ GROUPS = (table1, figure1, square_root_law, takeaways, roofline_critical_batch, 
           deepseek_dollars, deepseek_daily_profit, embeddings_prices, embeddings_forward_pass,
           embeddings_weights_arithmetic, embeddings_dollars, embeddings_flops_per_dollar,
           rollouts_prices, rollouts_advantage, rollouts_bits, rollouts_lora, rollouts_lora_flops,
-          network_eq24, capacity_sec35, table2, table3, table4, table5, table6,
-          long_context_sec43, long_context_speeds, long_context_curves)
+          network_eq24, capacity_sec35, full_model_frontier_points, table2, table3, table4, table5,
+          table6, long_context_sec43, long_context_speeds, long_context_curves)
 
 
 def groups() -> list[Group]:

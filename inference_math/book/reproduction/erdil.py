@@ -146,6 +146,38 @@ def capacity_sec35() -> Group:
                  "fronts with that memory and with unlimited memory meet, printed to whole units")
 
 
+# The settings of the full-model chapter's latency check, named by the figure of the code each
+# belongs to.
+_LATENCY_SHORT = {("quantization_comparison", "Llama 3 70B 8-bit"): "70B 8-bit",
+                  ("all_models_comparison", "Mixtral 8x22B 16-bit"): "Mixtral",
+                  ("all_models_comparison", "DeepSeek-V3 8-bit"): "DeepSeek-V3",
+                  ("mistral_large_comparison", "Long context"): "Mistral L. 100K",
+                  ("all_models_comparison_with_spec_dec", "Llama 3 70B 8-bit"): "70B 8-bit spec."}
+
+
+def full_model_frontier_points() -> Group:
+    """Each point of five of the code's frontiers re-timed with eq-full-forward-latency at the
+    branch the code saved; a row per setting, at the point where ours is farthest from it."""
+    from ...fullmodel import comparisons as C
+
+    rows, points = [], 0
+    for comparison, label in C.LATENCY_CHECKS:
+        setting = C.settings(comparison)[label]
+        ref = C.reference_frontier(comparison, label)
+        code, ours = C.code_latency(setting, ref), C.branch_latency(setting, ref)
+        far = int(np.argmax(np.abs(ours / code - 1)))
+        points += code.size
+        # 1e-3, the chapter's: the saved inputs and latency are rounded to six digits (~1e-5)
+        rows.append(Row(f"{_LATENCY_SHORT[comparison, label]}, ms", 1e3 * code[far],
+                        1e3 * ours[far], 1e-3))
+    return Group(ERDIL, "Frontier points, as the code computed them",
+                 "full-model-every-frontier-point", tuple(rows),
+                 f"the forward latency the reference code saved with each point of its frontiers "
+                 f"({points:,} points of the Llama 3 70B, Mixtral 8x22B, DeepSeek-V3 and Mistral "
+                 f"Large 2 settings, the last at a 100K-token context, and of Llama 3 70B with "
+                 f"speculative decoding, the target's), against ours at the branch it saved; each "
+                 f"row is the point of its setting where the two are farthest apart")
+
 def long_context_sec43() -> Group:
     import math
 
