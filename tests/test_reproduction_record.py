@@ -552,3 +552,25 @@ def test_the_frontier_points_pair_the_code_s_csv_with_our_latency(monkeypatch):
         latencies = {t if speculative or math.isfinite(t) else 1 / v for t, v in saved}
         assert row.source / 1e3 in latencies, (comparison, label)
 
+
+def test_the_published_totals_pair_the_cards_with_the_configurations(monkeypatch):
+    """Source: the totals typed from the model cards; ours: the count of each configuration,
+    unchanged when the cards' figures change."""
+    from inference_math.presets import hf_config as hc
+    from inference_math.presets.hf_config import published
+
+    makes = (R.layer_mix_published,)
+    before = [make() for make in makes]
+    assert all(r.holds() for g in before for r in g.rows)
+    assert [r.source for r in before[0].rows] == pytest.approx(
+        [p[k] / 1e9 for p in hc.PUBLISHED.values() for k in ("total", "active")])
+
+    def doubled(cards):
+        return {stem: {**c, "total": 2 * c["total"], "active": 2 * c["active"]}
+                for stem, c in cards.items()}
+
+    monkeypatch.setattr(published, "PUBLISHED", doubled(published.PUBLISHED))
+    after = [make() for make in makes]
+    assert [r.ours for g in after for r in g.rows] == [r.ours for g in before for r in g.rows]
+    assert [r.source for g in after for r in g.rows] == pytest.approx(
+        [2 * r.source for g in before for r in g.rows])

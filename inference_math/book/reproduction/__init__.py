@@ -8,7 +8,8 @@ checked against the corrected value instead and links to the erratum box.
 
 from __future__ import annotations
 
-from . import erdil, scaling_book, tensor_economics  # noqa: F401 (the tests patch them)
+from . import cards, erdil, scaling_book, tensor_economics  # noqa: F401 (the tests patch them)
+from .cards import layer_mix_published
 from .erdil import (
     capacity_sec35,
     figure1,
@@ -36,6 +37,7 @@ from .rows import (  # noqa: F401
     MAZUREK_EXP,
     MAZUREK_MOE,
     POPE,
+    PUBLISHERS,
     Group,
     Row,
 )
@@ -98,7 +100,8 @@ GROUPS = (table1, figure1, square_root_law, takeaways, roofline_critical_batch, 
           embeddings_weights_arithmetic, embeddings_dollars, embeddings_flops_per_dollar,
           rollouts_prices, rollouts_advantage, rollouts_bits, rollouts_lora, rollouts_lora_flops,
           network_eq24, capacity_sec35, full_model_frontier_points, table2, table3, table4, table5,
-          table6, long_context_sec43, long_context_speeds, long_context_curves)
+          table6, long_context_sec43, long_context_speeds, long_context_curves,
+          layer_mix_published)
 
 
 def groups() -> list[Group]:
