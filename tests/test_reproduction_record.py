@@ -559,17 +559,20 @@ def test_the_published_totals_pair_the_cards_with_the_configurations(monkeypatch
     from inference_math.presets import hf_config as hc
     from inference_math.presets.hf_config import published
 
-    makes = (R.layer_mix_published,)
+    makes = (R.layer_mix_published, R.attention_reads_v4_cards)
     before = [make() for make in makes]
     assert all(r.holds() for g in before for r in g.rows)
     assert [r.source for r in before[0].rows] == pytest.approx(
         [p[k] / 1e9 for p in hc.PUBLISHED.values() for k in ("total", "active")])
+    assert [r.source for r in before[1].rows] == pytest.approx(
+        [c[k] / 1e9 for c in hc.V4_CARDS.values() for k in ("total", "active")])
 
     def doubled(cards):
         return {stem: {**c, "total": 2 * c["total"], "active": 2 * c["active"]}
                 for stem, c in cards.items()}
 
     monkeypatch.setattr(published, "PUBLISHED", doubled(published.PUBLISHED))
+    monkeypatch.setattr(hc, "V4_CARDS", doubled(hc.V4_CARDS))
     after = [make() for make in makes]
     assert [r.ours for g in after for r in g.rows] == [r.ours for g in before for r in g.rows]
     assert [r.source for g in after for r in g.rows] == pytest.approx(

@@ -9,7 +9,7 @@ checked against the corrected value instead and links to the erratum box.
 from __future__ import annotations
 
 from . import cards, erdil, scaling_book, tensor_economics  # noqa: F401 (the tests patch them)
-from .cards import layer_mix_published
+from .cards import attention_reads_v4_cards, layer_mix_published
 from .erdil import (
     capacity_sec35,
     figure1,
@@ -31,6 +31,7 @@ from .rows import (  # noqa: F401
     AUSTIN,
     DATA,
     DEEPSEEK,
+    DEEPSEEK_V4,
     ERDIL,
     MAZUREK,
     MAZUREK_EMB,
@@ -101,7 +102,7 @@ GROUPS = (table1, figure1, square_root_law, takeaways, roofline_critical_batch, 
           rollouts_prices, rollouts_advantage, rollouts_bits, rollouts_lora, rollouts_lora_flops,
           network_eq24, capacity_sec35, full_model_frontier_points, table2, table3, table4, table5,
           table6, long_context_sec43, long_context_speeds, long_context_curves,
-          layer_mix_published)
+          layer_mix_published, attention_reads_v4_cards)
 
 
 def groups() -> list[Group]:

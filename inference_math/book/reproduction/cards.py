@@ -1,11 +1,12 @@
 """The record's rows from the publishers' model cards and reports (Part IV): the parameter totals
-of the configurations the book ships."""
+of the configurations the book ships, and DeepSeek-V4's."""
 
 from __future__ import annotations
 
 import re
 
 from .rows import (
+    DEEPSEEK_V4,
     PUBLISHERS,
     Group,
     Row,
@@ -40,3 +41,22 @@ def layer_mix_published() -> Group:
                  "vision encoder the text configuration leaves out); active\\* leaves out the "
                  "input embedding, as that publisher counts it")
 
+
+def attention_reads_v4_cards() -> Group:
+    from ...presets import hf_config as hc
+    from ...presets.layered import from_hf_config
+
+    rows = []
+    for stem, card in hc.V4_CARDS.items():
+        arch = from_hf_config(hc.FIXTURES / f"{stem}.config.json").architecture
+        name = stem.split("--")[-1].removeprefix("DeepSeek-")
+        rows.append(Row(f"{name} total, bn", card["total"] / _B, arch.total_params / _B,
+                        card["total_tolerance"]))
+        rows.append(Row(f"{name} activated, bn", card["active"] / _B,
+                        (arch.active_params - arch.input_embedding_params) / _B,
+                        card["active_tolerance"]))
+    return Group(DEEPSEEK_V4, "Model cards", "attention-reads-compressed-attention", tuple(rows),
+                 "DeepSeek-V4-Flash's and -Pro's parameters, all (with both embeddings) and "
+                 "activated per token (without the input embedding), against their model cards; "
+                 "the multi-token-prediction layer is in neither; the activated counts are given "
+                 "to two figures (13B is ±3.8%)")
