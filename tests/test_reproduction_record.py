@@ -111,8 +111,11 @@ class _Front:
         return _Point(-self.value)
 
     def arrays(self):
-        """(speeds, costs): the least cost is twice the value."""
-        return [1.0, 2.0, 3.0], _Costs([3 * self.value, 2 * self.value, 4 * self.value])
+        """(speeds, costs): the least cost is twice the value; the speeds span every curve's."""
+        return [1.0, 2.0, 1e9], _Costs([3 * self.value, 2 * self.value, 4 * self.value])
+
+    def cost_at_speed(self, speeds):
+        return [5 * self.value for _ in speeds]
 
 
 class _Costs(list):
@@ -577,3 +580,23 @@ def test_the_published_totals_pair_the_cards_with_the_configurations(monkeypatch
     assert [r.ours for g in after for r in g.rows] == [r.ours for g in before for r in g.rows]
     assert [r.source for g in after for r in g.rows] == pytest.approx(
         [2 * r.source for g in before for r in g.rows])
+
+
+@pytest.mark.parametrize(("make", "comparisons"), (
+    (R.todays_models_curves, ("all_models_comparison", "all_models_comparison_with_spec_dec")),
+    (R.quantization_curves, ("quantization_comparison",))), ids=("todays_models", "quantization"))
+def test_the_curves_pair_a_cost_of_the_code_s_csv_with_ours(monkeypatch, make, comparisons):
+    """Source: a cost of the reference code's curve, read here with the csv module; ours: whatever
+    our frontier's cost at that speed is."""
+    import csv
+
+    monkeypatch.setattr(R.erdil, "_frontier", lambda comparison, label: _Front(3.0))
+    group = make()
+    labels = [(cmp, label) for cmp in comparisons for label in C.settings(cmp)]
+    assert len(group.rows) == len(labels)
+    for row, (cmp, label) in zip(group.rows, labels, strict=True):
+        assert row.ours == 15.0 and row.rel == 0.02 and row.erratum is None
+        path = DATA / "erdil_code" / "frontiers" / C.csv_name(cmp, label)
+        with path.open() as handle:
+            costs = {float(r["usd_per_mtok"]) for r in csv.DictReader(handle)}
+        assert row.source in costs, (cmp, label)

@@ -156,3 +156,28 @@ def code_latency(setting: Setting, ref: dict[str, np.ndarray]) -> np.ndarray:
     if setting.speculative:
         return target
     return np.where(np.isfinite(target), target, 1 / ref["tokens_per_s_per_request"])
+
+
+def curve_costs(front, ref: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The code's frontier ``ref`` (:func:`reference_frontier`) at its speeds within the range of
+    our ``front``: those speeds, the code's cost there and ours at the same speed."""
+    x_ref, y_ref = ref["tokens_per_s_per_request"], ref["usd_per_mtok"]
+    speeds = np.asarray(front.arrays()[0])
+    inside = (x_ref >= speeds.min()) & (x_ref <= speeds.max())
+    return x_ref[inside], y_ref[inside], np.asarray(front.cost_at_speed(x_ref[inside]))
+
+
+def curve_gap(front, ref: dict[str, np.ndarray]) -> tuple[float, float, float, float]:
+    """|cost ratio - 1| of our frontier against the code's CSV at the CSV's speeds, where both
+    exist: its median and largest, and the lowest and highest of those speeds."""
+    x, code, ours = curve_costs(front, ref)
+    gap = np.abs(ours / code - 1)
+    return float(np.median(gap)), float(np.max(gap)), float(x.min()), float(x.max())
+
+
+def median_gap_point(front, ref: dict[str, np.ndarray]) -> tuple[float, float, float]:
+    """The point of :func:`curve_costs` whose cost gap is the curve's median (the upper of the
+    middle two for an even count): its speed, the code's cost and ours."""
+    x, code, ours = curve_costs(front, ref)
+    at = int(np.argsort(np.abs(ours / code - 1), kind="stable")[x.size // 2])
+    return float(x[at]), float(code[at]), float(ours[at])

@@ -18,6 +18,7 @@ from .erdil import (
     long_context_sec43,
     long_context_speeds,
     network_eq24,
+    quantization_curves,
     square_root_law,
     table1,
     table2,
@@ -26,6 +27,7 @@ from .erdil import (
     table5,
     table6,
     takeaways,
+    todays_models_curves,
 )
 from .rows import (  # noqa: F401
     AUSTIN,
@@ -100,9 +102,9 @@ GROUPS = (table1, figure1, square_root_law, takeaways, roofline_critical_batch, 
           deepseek_dollars, deepseek_daily_profit, embeddings_prices, embeddings_forward_pass,
           embeddings_weights_arithmetic, embeddings_dollars, embeddings_flops_per_dollar,
           rollouts_prices, rollouts_advantage, rollouts_bits, rollouts_lora, rollouts_lora_flops,
-          network_eq24, capacity_sec35, full_model_frontier_points, table2, table3, table4, table5,
-          table6, long_context_sec43, long_context_speeds, long_context_curves,
-          layer_mix_published, attention_reads_v4_cards)
+          network_eq24, capacity_sec35, full_model_frontier_points, todays_models_curves, table2,
+          table3, table4, table5, quantization_curves, table6, long_context_sec43,
+          long_context_speeds, long_context_curves, layer_mix_published, attention_reads_v4_cards)
 
 
 def groups() -> list[Group]:

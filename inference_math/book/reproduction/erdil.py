@@ -269,6 +269,49 @@ _SHORT = {"Mixtral 8x22B 16-bit": "Mixtral", "Llama 3 70B 8-bit": "70B",
 SPEC_COMPARISON = "all_models_comparison_with_spec_dec"  # Tables 2 and 3
 
 
+# Figures 3 and 4's models by a short name (the labels' widths are not the ones Figure 3 draws).
+_CURVE_SHORT = {"Mixtral 8x22B 16-bit": "Mixtral", "Llama 3 70B 8-bit": "70B",
+                "Llama 3.1 405B 8-bit": "405B", "GPT-4 16-bit (speculative)": "GPT-4",
+                "DeepSeek-V3 8-bit": "DeepSeek-V3"}
+
+
+def _curve_row(comparison: str, label: str, name: str) -> Row:
+    """A curve of the code against ours at the speed of their median cost gap: the chapters'
+    check, that median within 2%."""
+    from ...fullmodel import comparisons as C
+
+    _, code, ours = C.median_gap_point(_frontier(comparison, label),
+                                       C.reference_frontier(comparison, label))
+    return Row(f"{name}, $/Mtok", code, ours, 0.02)
+
+
+def todays_models_curves() -> Group:
+    """Figures 3 and 4: each of our frontiers against the code's curve."""
+    from ...fullmodel import comparisons as C
+
+    rows = tuple(_curve_row(comparison, label, _CURVE_SHORT[label] + suffix)
+                 for comparison, suffix in (("all_models_comparison", ""),
+                                            ("all_models_comparison_with_spec_dec", " spec."))
+                 for label in C.settings(comparison))
+    return Group(ERDIL, "Figures 3 and 4, as the code drew them", "todays-models-frontiers", rows,
+                 "the cost of the code's curve at the speed where ours differs from it by the "
+                 "median of the curve's points within our speeds, for the five models without "
+                 "speculative decoding (Figure 3, whose Llamas the code draws with 16-bit weights) "
+                 "and with it (spec., Figure 4)")
+
+
+def quantization_curves() -> Group:
+    """Figure 8: each of our frontiers against the code's curve."""
+    from ...fullmodel import comparisons as C
+
+    comparison = "quantization_comparison"
+    rows = tuple(_curve_row(comparison, label, "70B " + label.removeprefix("Llama 3 70B "))
+                 for label in C.settings(comparison))
+    return Group(ERDIL, "Figure 8, as the code drew it", "quantization-frontiers", rows,
+                 "the cost of the code's curve at the speed where ours differs from it by the "
+                 "median of the curve's points within our speeds, for Llama 3 70B with 16-, 8- "
+                 "and 4-bit weights")
+
 def _frontier(comparison: str, label: str):
     """One frontier of the paper's comparisons, computed once per process (and cached on disk
     when the chapters' cache is on)."""
