@@ -111,8 +111,11 @@ class _Front:
         return _Point(-self.value)
 
     def arrays(self):
-        """(speeds, costs): the least cost is twice the value."""
-        return [1.0, 2.0, 3.0], _Costs([3 * self.value, 2 * self.value, 4 * self.value])
+        """(speeds, costs): the least cost is twice the value; the speeds span every curve's."""
+        return [1.0, 2.0, 1e9], _Costs([3 * self.value, 2 * self.value, 4 * self.value])
+
+    def cost_at_speed(self, speeds):
+        return [5 * self.value for _ in speeds]
 
 
 class _Costs(list):
@@ -531,3 +534,69 @@ def test_long_context_speeds_pair_the_codes_top_speed_with_ours(monkeypatch):
               for comparison in ("mistral_large_comparison", "deepseek_v3_context_len_comparison")
               for entry in summary["comparisons"][comparison]["settings"]]
     assert [row.source for row in group.rows] == stated
+
+
+def test_the_frontier_points_pair_the_code_s_csv_with_our_latency(monkeypatch):
+    """Source: a forward latency the reference code saved in its CSV, read here with the csv
+    module; ours: whatever our latency at the saved branch is."""
+    import csv
+    import math
+
+    monkeypatch.setattr(C, "branch_latency", lambda setting, ref: 0.5 + 0 * ref["gpus"])
+    group = R.full_model_frontier_points()
+    assert len(group.rows) == len(C.LATENCY_CHECKS) == 5
+    for row, (comparison, label) in zip(group.rows, C.LATENCY_CHECKS, strict=True):
+        assert row.ours == 500.0 and row.rel == 1e-3 and row.erratum is None
+        path = DATA / "erdil_code" / "frontiers" / C.csv_name(comparison, label)
+        with path.open() as handle:
+            saved = [(float(r["target_fwd_latency_s"]), float(r["tokens_per_s_per_request"]))
+                     for r in csv.DictReader(handle)]
+        speculative = C.settings(comparison)[label].speculative
+        latencies = {t if speculative or math.isfinite(t) else 1 / v for t, v in saved}
+        assert row.source / 1e3 in latencies, (comparison, label)
+
+
+def test_the_published_totals_pair_the_cards_with_the_configurations(monkeypatch):
+    """Source: the totals typed from the model cards; ours: the count of each configuration,
+    unchanged when the cards' figures change."""
+    from inference_math.presets import hf_config as hc
+    from inference_math.presets.hf_config import published
+
+    makes = (R.layer_mix_published, R.attention_reads_v4_cards)
+    before = [make() for make in makes]
+    assert all(r.holds() for g in before for r in g.rows)
+    assert [r.source for r in before[0].rows] == pytest.approx(
+        [p[k] / 1e9 for p in hc.PUBLISHED.values() for k in ("total", "active")])
+    assert [r.source for r in before[1].rows] == pytest.approx(
+        [c[k] / 1e9 for c in hc.V4_CARDS.values() for k in ("total", "active")])
+
+    def doubled(cards):
+        return {stem: {**c, "total": 2 * c["total"], "active": 2 * c["active"]}
+                for stem, c in cards.items()}
+
+    monkeypatch.setattr(published, "PUBLISHED", doubled(published.PUBLISHED))
+    monkeypatch.setattr(hc, "V4_CARDS", doubled(hc.V4_CARDS))
+    after = [make() for make in makes]
+    assert [r.ours for g in after for r in g.rows] == [r.ours for g in before for r in g.rows]
+    assert [r.source for g in after for r in g.rows] == pytest.approx(
+        [2 * r.source for g in before for r in g.rows])
+
+
+@pytest.mark.parametrize(("make", "comparisons"), (
+    (R.todays_models_curves, ("all_models_comparison", "all_models_comparison_with_spec_dec")),
+    (R.quantization_curves, ("quantization_comparison",))), ids=("todays_models", "quantization"))
+def test_the_curves_pair_a_cost_of_the_code_s_csv_with_ours(monkeypatch, make, comparisons):
+    """Source: a cost of the reference code's curve, read here with the csv module; ours: whatever
+    our frontier's cost at that speed is."""
+    import csv
+
+    monkeypatch.setattr(R.erdil, "_frontier", lambda comparison, label: _Front(3.0))
+    group = make()
+    labels = [(cmp, label) for cmp in comparisons for label in C.settings(cmp)]
+    assert len(group.rows) == len(labels)
+    for row, (cmp, label) in zip(group.rows, labels, strict=True):
+        assert row.ours == 15.0 and row.rel == 0.02 and row.erratum is None
+        path = DATA / "erdil_code" / "frontiers" / C.csv_name(cmp, label)
+        with path.open() as handle:
+            costs = {float(r["usd_per_mtok"]) for r in csv.DictReader(handle)}
+        assert row.source in costs, (cmp, label)

@@ -119,3 +119,65 @@ def reference_point(comparison: str, label: str, which: str = "max_speed",
         if entry["name"] == label:
             return entry[which]
     raise InputError(f"no setting {label!r} in comparison {comparison!r}")
+
+
+#: The settings at whose every frontier point the full-model chapter re-times the code's winning
+#: branch: dense and MoE, MLA, a 100K-token context, and speculative decoding.
+LATENCY_CHECKS = (("quantization_comparison", "Llama 3 70B 8-bit"),
+                  ("all_models_comparison", "Mixtral 8x22B 16-bit"),
+                  ("all_models_comparison", "DeepSeek-V3 8-bit"),
+                  ("mistral_large_comparison", "Long context"),
+                  ("all_models_comparison_with_spec_dec", "Llama 3 70B 8-bit"))
+
+
+def branch_latency(setting: Setting, ref: dict[str, np.ndarray]) -> np.ndarray:
+    """eq-full-forward-latency of the code's winning branch at each point of its frontier ``ref``
+    (:func:`reference_frontier`): the saved layout, instance, batch, pipeline and scale-down, and
+    for a speculative setting q = γ."""
+    from .full_model import compile_branch
+
+    out = np.full(ref["gpus"].size, np.nan)
+    for two_d in (0, 1):
+        for q in np.unique(ref["gamma"]):
+            rows = (ref["two_d"] == two_d) & (ref["gamma"] == q)
+            if not rows.any():
+                continue
+            fn = compile_branch(setting.model, setting.gpu, bool(two_d), q=float(q),
+                                context=setting.context, weight_bytes=setting.w)["latency"]
+            out[rows] = fn(ref["gpus"][rows], ref["batch_size"][rows], ref["n_pp"][rows],
+                           ref["attn_scaledown"][rows])
+    return out
+
+
+def code_latency(setting: Setting, ref: dict[str, np.ndarray]) -> np.ndarray:
+    """The forward latency the code saved at each point of ``ref``: the target's, with
+    speculative decoding; otherwise one over the speed where the target's is not saved."""
+    target = ref["target_fwd_latency_s"]
+    if setting.speculative:
+        return target
+    return np.where(np.isfinite(target), target, 1 / ref["tokens_per_s_per_request"])
+
+
+def curve_costs(front, ref: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The code's frontier ``ref`` (:func:`reference_frontier`) at its speeds within the range of
+    our ``front``: those speeds, the code's cost there and ours at the same speed."""
+    x_ref, y_ref = ref["tokens_per_s_per_request"], ref["usd_per_mtok"]
+    speeds = np.asarray(front.arrays()[0])
+    inside = (x_ref >= speeds.min()) & (x_ref <= speeds.max())
+    return x_ref[inside], y_ref[inside], np.asarray(front.cost_at_speed(x_ref[inside]))
+
+
+def curve_gap(front, ref: dict[str, np.ndarray]) -> tuple[float, float, float, float]:
+    """|cost ratio - 1| of our frontier against the code's CSV at the CSV's speeds, where both
+    exist: its median and largest, and the lowest and highest of those speeds."""
+    x, code, ours = curve_costs(front, ref)
+    gap = np.abs(ours / code - 1)
+    return float(np.median(gap)), float(np.max(gap)), float(x.min()), float(x.max())
+
+
+def median_gap_point(front, ref: dict[str, np.ndarray]) -> tuple[float, float, float]:
+    """The point of :func:`curve_costs` whose cost gap is the curve's median (the upper of the
+    middle two for an even count): its speed, the code's cost and ours."""
+    x, code, ours = curve_costs(front, ref)
+    at = int(np.argsort(np.abs(ours / code - 1), kind="stable")[x.size // 2])
+    return float(x[at]), float(code[at]), float(ours[at])

@@ -8,14 +8,17 @@ checked against the corrected value instead and links to the erratum box.
 
 from __future__ import annotations
 
-from . import erdil, scaling_book, tensor_economics  # noqa: F401 (the tests patch them)
+from . import cards, erdil, scaling_book, tensor_economics  # noqa: F401 (the tests patch them)
+from .cards import attention_reads_v4_cards, layer_mix_published
 from .erdil import (
     capacity_sec35,
     figure1,
+    full_model_frontier_points,
     long_context_curves,
     long_context_sec43,
     long_context_speeds,
     network_eq24,
+    quantization_curves,
     square_root_law,
     table1,
     table2,
@@ -24,17 +27,20 @@ from .erdil import (
     table5,
     table6,
     takeaways,
+    todays_models_curves,
 )
 from .rows import (  # noqa: F401
     AUSTIN,
     DATA,
     DEEPSEEK,
+    DEEPSEEK_V4,
     ERDIL,
     MAZUREK,
     MAZUREK_EMB,
     MAZUREK_EXP,
     MAZUREK_MOE,
     POPE,
+    PUBLISHERS,
     Group,
     Row,
 )
@@ -96,8 +102,9 @@ GROUPS = (table1, figure1, square_root_law, takeaways, roofline_critical_batch, 
           deepseek_dollars, deepseek_daily_profit, embeddings_prices, embeddings_forward_pass,
           embeddings_weights_arithmetic, embeddings_dollars, embeddings_flops_per_dollar,
           rollouts_prices, rollouts_advantage, rollouts_bits, rollouts_lora, rollouts_lora_flops,
-          network_eq24, capacity_sec35, table2, table3, table4, table5, table6,
-          long_context_sec43, long_context_speeds, long_context_curves)
+          network_eq24, capacity_sec35, full_model_frontier_points, todays_models_curves, table2,
+          table3, table4, table5, quantization_curves, table6, long_context_sec43,
+          long_context_speeds, long_context_curves, layer_mix_published, attention_reads_v4_cards)
 
 
 def groups() -> list[Group]:

@@ -146,6 +146,38 @@ def capacity_sec35() -> Group:
                  "fronts with that memory and with unlimited memory meet, printed to whole units")
 
 
+# The settings of the full-model chapter's latency check, named by the figure of the code each
+# belongs to.
+_LATENCY_SHORT = {("quantization_comparison", "Llama 3 70B 8-bit"): "70B 8-bit",
+                  ("all_models_comparison", "Mixtral 8x22B 16-bit"): "Mixtral",
+                  ("all_models_comparison", "DeepSeek-V3 8-bit"): "DeepSeek-V3",
+                  ("mistral_large_comparison", "Long context"): "Mistral L. 100K",
+                  ("all_models_comparison_with_spec_dec", "Llama 3 70B 8-bit"): "70B 8-bit spec."}
+
+
+def full_model_frontier_points() -> Group:
+    """Each point of five of the code's frontiers re-timed with eq-full-forward-latency at the
+    branch the code saved; a row per setting, at the point where ours is farthest from it."""
+    from ...fullmodel import comparisons as C
+
+    rows, points = [], 0
+    for comparison, label in C.LATENCY_CHECKS:
+        setting = C.settings(comparison)[label]
+        ref = C.reference_frontier(comparison, label)
+        code, ours = C.code_latency(setting, ref), C.branch_latency(setting, ref)
+        far = int(np.argmax(np.abs(ours / code - 1)))
+        points += code.size
+        # 1e-3, the chapter's: the saved inputs and latency are rounded to six digits (~1e-5)
+        rows.append(Row(f"{_LATENCY_SHORT[comparison, label]}, ms", 1e3 * code[far],
+                        1e3 * ours[far], 1e-3))
+    return Group(ERDIL, "Frontier points, as the code computed them",
+                 "full-model-every-frontier-point", tuple(rows),
+                 f"the forward latency the reference code saved with each point of its frontiers "
+                 f"({points:,} points of the Llama 3 70B, Mixtral 8x22B, DeepSeek-V3 and Mistral "
+                 f"Large 2 settings, the last at a 100K-token context, and of Llama 3 70B with "
+                 f"speculative decoding, the target's), against ours at the branch it saved; each "
+                 f"row is the point of its setting where the two are farthest apart")
+
 def long_context_sec43() -> Group:
     import math
 
@@ -236,6 +268,49 @@ _SHORT = {"Mixtral 8x22B 16-bit": "Mixtral", "Llama 3 70B 8-bit": "70B",
           "Llama 3.1 405B (8B acceptance=0.8)": "405B*"}
 SPEC_COMPARISON = "all_models_comparison_with_spec_dec"  # Tables 2 and 3
 
+
+# Figures 3 and 4's models by a short name (the labels' widths are not the ones Figure 3 draws).
+_CURVE_SHORT = {"Mixtral 8x22B 16-bit": "Mixtral", "Llama 3 70B 8-bit": "70B",
+                "Llama 3.1 405B 8-bit": "405B", "GPT-4 16-bit (speculative)": "GPT-4",
+                "DeepSeek-V3 8-bit": "DeepSeek-V3"}
+
+
+def _curve_row(comparison: str, label: str, name: str) -> Row:
+    """A curve of the code against ours at the speed of their median cost gap: the chapters'
+    check, that median within 2%."""
+    from ...fullmodel import comparisons as C
+
+    _, code, ours = C.median_gap_point(_frontier(comparison, label),
+                                       C.reference_frontier(comparison, label))
+    return Row(f"{name}, $/Mtok", code, ours, 0.02)
+
+
+def todays_models_curves() -> Group:
+    """Figures 3 and 4: each of our frontiers against the code's curve."""
+    from ...fullmodel import comparisons as C
+
+    rows = tuple(_curve_row(comparison, label, _CURVE_SHORT[label] + suffix)
+                 for comparison, suffix in (("all_models_comparison", ""),
+                                            ("all_models_comparison_with_spec_dec", " spec."))
+                 for label in C.settings(comparison))
+    return Group(ERDIL, "Figures 3 and 4, as the code drew them", "todays-models-frontiers", rows,
+                 "the cost of the code's curve at the speed where ours differs from it by the "
+                 "median of the curve's points within our speeds, for the five models without "
+                 "speculative decoding (Figure 3, whose Llamas the code draws with 16-bit weights) "
+                 "and with it (spec., Figure 4)")
+
+
+def quantization_curves() -> Group:
+    """Figure 8: each of our frontiers against the code's curve."""
+    from ...fullmodel import comparisons as C
+
+    comparison = "quantization_comparison"
+    rows = tuple(_curve_row(comparison, label, "70B " + label.removeprefix("Llama 3 70B "))
+                 for label in C.settings(comparison))
+    return Group(ERDIL, "Figure 8, as the code drew it", "quantization-frontiers", rows,
+                 "the cost of the code's curve at the speed where ours differs from it by the "
+                 "median of the curve's points within our speeds, for Llama 3 70B with 16-, 8- "
+                 "and 4-bit weights")
 
 def _frontier(comparison: str, label: str):
     """One frontier of the paper's comparisons, computed once per process (and cached on disk

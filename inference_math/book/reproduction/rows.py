@@ -16,6 +16,10 @@ MAZUREK_MOE = "mazurek2025moe"
 MAZUREK_EMB = "mazurek2025embeddings"
 MAZUREK_EXP = "mazurek2025experience"
 DEEPSEEK = "deepseekai2024v3"
+DEEPSEEK_V4 = "deepseek2026v4"
+# Not one bibliography key: the model cards and reports of several publishers, each cited where
+# the page shows their group.
+PUBLISHERS = "publishers"
 DATA = resources.files("inference_math") / "data"
 _GB = 1e9
 

@@ -93,7 +93,7 @@ from .fields import (
 from .layer_kinds import NO_ATTENTION, NO_FFN, Attention, FeedForward, LayerGroup
 from .layer_patterns import _heads as _heads  # presets.models names a model's heads with it
 from .policy import classify
-from .published import FIXTURES, PUBLISHED, published_comparison
+from .published import FIXTURES, PUBLISHED, V4_CARDS, published_comparison
 from .quantization import V4_FP4, layer_matrices
 from .quantization import _naming as _naming  # the tests check module names with these two
 from .quantization import _v4_matrices as _v4_matrices
@@ -109,7 +109,7 @@ from .reader import (
 __all__ = [
     "ALIASES", "CONTEXTS", "DTYPE_BITS", "FIXTURES", "INDEXER_KEY_BYTES", "INDEXER_SCALE_BLOCK",
     "INDEXER_SCALE_BYTES", "KNOWN_TYPES", "LAYER_KINDS", "MAX_FIELD", "NEUTRAL", "NO_ATTENTION",
-    "NO_FFN", "PUBLISHED", "SSM_FIELDS", "SSM_TYPES", "SUPPORTED", "UNREAD", "V4_FP4",
+    "NO_FFN", "PUBLISHED", "SSM_FIELDS", "SSM_TYPES", "SUPPORTED", "UNREAD", "V4_CARDS", "V4_FP4",
     "V4_STATE_BYTES", "V4_TYPES", "Architecture", "Attention", "FeedForward", "LayerGroup",
     "config_path", "describe_architecture", "layer_matrices", "load_config", "model_fields",
     "model_name", "parse", "published_comparison", "read_architecture", "reading_options",
