@@ -1,4 +1,4 @@
-"""KV-cache economics: Austin et al. (2025) "All About Transformer Inference" and Pope et al. (2022).
+"""KV-cache economics: Austin et al. (2025) "All About Transformer Inference" and Pope et al. (2023).
 
 Expected closed forms are typed fresh from the sources; expected numbers are the values printed
 there (or, where marked, the digest's recomputation of them) with the digest's tolerances.

@@ -1,4 +1,4 @@
-"""Weight-gathered MLP layouts and the communication frontier (notes on Pope et al. 2022).
+"""Weight-gathered MLP layouts and the communication frontier (notes on Pope et al. 2023).
 
 Expected values are typed from the notes' layouts (which tensors are gathered over which chips)
 or are identities and hand calculations, never re-derived with the package.

@@ -137,9 +137,9 @@ n_alpha = _define("n_alpha", r"n_{\alpha}", "samples",
                   "serving", **_POS)
 alpha_se = _define("alpha_se", r"\sigma_{\hat{\alpha}}", "1",
                    "largest standard error of the estimated acceptance rate", "serving", **_POS)
-z_conf = _define("z_conf", "z", "1", "standard-normal quantile of a confidence interval",
-                 "serving", **_POS)
-alpha_eps = _define("alpha_eps", r"\epsilon_{\alpha}", "1",
+z_conf = _define("z_conf", r"k_{\mathrm{conf}}", "1",
+                 "standard-normal quantile of a confidence interval", "serving", **_POS)
+alpha_eps = _define("alpha_eps", r"h_{\alpha}", "1",
                     "half-width of a confidence interval for the acceptance rate", "serving",
                     **_POS)
 w_xfer = _define("w_xfer", r"W_{\mathrm{xfer}}", "bytes/s",

@@ -92,14 +92,15 @@ n_run = _define("n_run", r"R_{\mathrm{run}}", "requests",
 t_burst = _define("t_burst", r"t_{\mathrm{burst}}", "s",
                   "a decode step that also carries a whole budget C of prompt tokens (a step "
                   "with prompts waiting beyond its budget)", "serving", **_POS)
-ttft_wave = _define("ttft_wave", r"t_{\mathrm{TTFT}}^{(k)}", "s",
-                    "time to first token of the k-th prompt of an initial burst", "serving",
-                    **_POS)
-ttft_mean = _define("ttft_mean", r"\bar{t}_{\mathrm{TTFT}}", "s",
-                    "mean time to first token over the requests of a run", "serving", **_POS)
-ttft_quant = _define("ttft_quant", r"t_{\mathrm{TTFT}}^{(p)}", "s",
-                     "p-quantile of the time to first token over the requests of a run",
-                     "serving", **_POS)
+ttft_wave = _define("ttft_wave", r"\tau_{\mathrm{TTFT}}^{(k)}", "s",
+                    "time to first token a user sees, queueing included, for the k-th prompt of "
+                    "an initial burst", "serving", **_POS)
+ttft_mean = _define("ttft_mean", r"\bar{\tau}_{\mathrm{TTFT}}", "s",
+                    "mean time to first token a user sees, queueing included, over the requests "
+                    "of a run", "serving", **_POS)
+ttft_quant = _define("ttft_quant", r"\tau_{\mathrm{TTFT}}^{(p)}", "s",
+                     "p-quantile of the time to first token a user sees, queueing included, over "
+                     "the requests of a run", "serving", **_POS)
 rho_pre = _define("rho_pre", r"\rho_{\mathrm{pre}}", "1",
                   "load of the prefill queue: the share of the time it holds prompt work",
                   "serving", **_POS)

@@ -3,7 +3,7 @@
 Foundations, the toy model of Erdil (2025) section 2: ``roofline``, ``latency_wall``,
 ``scaling``, ``moe``, ``architecture``.
 
-Transformer inference on accelerators, the scaling book and Pope et al. (2022): ``intensity``,
+Transformer inference on accelerators, the scaling book and Pope et al. (2023): ``intensity``,
 ``kv_cache``, ``sharding``, ``serving``.
 
 From first principles to dollars, the Tensor Economics posts: ``dense_economics``,

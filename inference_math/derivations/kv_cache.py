@@ -2,7 +2,7 @@
 
 Follows "All About Transformer Inference" of the scaling book (Austin et al. 2025: "What about
 memory?", the LLaMA 2-13B tables, the tricks section, worked problems 1-3 and 5) and the memory
-costs in the notes on Pope et al. (2022). A decoding step reads every weight once and every
+costs in the notes on Pope et al. (2023). A decoding step reads every weight once and every
 sequence's keys and values once, so the cache adds a term proportional to the batch to the bytes
 of a step (the step time itself is eq-intensity-step-time-min of :mod:`intensity`); it also has
 to fit in HBM beside the weights, which caps the batch.
@@ -57,7 +57,7 @@ from ..core.validation import InputError, positive, positive_int
 from . import architecture, intensity, moe, roofline
 
 _BOOK = "Austin et al. (2025)"
-_POPE = "Pope et al. (2022), as summarised in the notes"
+_POPE = "Pope et al. (2023), as summarised in the notes"
 
 # --- the sources' inputs and stated results ----------------------------------------------------
 # Every number below is typed from a source and names it. "[later rev.]": from a later revision of
@@ -136,7 +136,7 @@ WORKED_Q5 = {"n_experts": 16, "n_active": 2, "total_params": 212e9, "active_para
              "b_crit": 240, "moe_b_crit": 1920, "total_growth": 12, "active_growth": 2,
              "flop_per_param": 2}
 
-#: Pope et al. (2022) notes, "Memory Costs": PaLM 540B with multi-query attention (one KV head),
+#: Pope et al. (2023) notes, "Memory Costs": PaLM 540B with multi-query attention (one KV head),
 #: two bytes per float; "2 * N = 1080 GB", 4·B·S·L·d_head bytes of cache, "B * S ≈ 59500", "a
 #: batch size of around 290" at sequence length 2048.
 PALM_MEMORY = {"n_param": 540e9, "bytes_per_param": 2, "param_mem_gb": 1080, "n_layers": 118,

@@ -1,4 +1,4 @@
-"""How many chips: sharding a dense model for decode (Austin et al. 2025; Pope et al. 2022).
+"""How many chips: sharding a dense model for decode (Austin et al. 2025; Pope et al. 2023).
 
 Four questions, each answered by a derivation:
 
@@ -103,17 +103,17 @@ COLLECTIVES_1D = 2
 AXES_1D = 3
 #: Austin et al. (2025), Q7: "assuming F = 4D (as in LLaMA-2)".
 F_OVER_D_Q7 = 4
-#: Notes on Pope et al. (2022): 1-D weight-stationary moves "about BLE" elements in its
+#: Notes on Pope et al. (2023): 1-D weight-stationary moves "about BLE" elements in its
 #: all-gather and again in its reduce-scatter; the notes charge no axis credit.
 COLLECTIVES_1D_ESTI = 2
-#: Notes on Pope et al. (2022): the 2-D cost 8BLE/(sqrt(n)·bandwidth) assumes d_ff = 4·d_model.
+#: Notes on Pope et al. (2023): the 2-D cost 8BLE/(sqrt(n)·bandwidth) assumes d_ff = 4·d_model.
 F_OVER_D_ESTI = 4
-#: Notes on Pope et al. (2022): the printed 2-D coefficient at d_ff = 4·d_model.
+#: Notes on Pope et al. (2023): the printed 2-D coefficient at d_ff = 4·d_model.
 ESTI_2D_COEFFICIENT = 8
 
 #: Inputs and printed results quoted from the sources of the chapter "How many chips".
 #: AB = Austin et al. (2025), "All About Transformer Inference" (the scaling book, part 7);
-#: ESTI = the notes on Pope et al. (2022). "[later rev.]" = a later revision of the AB chapter.
+#: ESTI = the notes on Pope et al. (2023). "[later rev.]" = a later revision of the AB chapter.
 #: Quoted so that the book can compare against them; the chapter and the reproduction record
 #: both read them from here.
 QUOTED = {
@@ -291,7 +291,7 @@ def printed_crossover_q7() -> sp.Expr:
 # --- 2-D weight-stationary, element accounting of the notes on Pope et al. ----------------------
 
 
-@derivation("eq-sharding-esti-1d", "notes on Pope et al. (2022), sec. '1D Weight Stationary'")
+@derivation("eq-sharding-esti-1d", "notes on Pope et al. (2023), sec. '1D Weight Stationary'")
 def comm_time_1d_elements() -> sp.Eq:
     """1-D weight-stationary: 2·B·L·E elements per layer over the network (eq-sharding-esti-1d).
 
@@ -300,7 +300,7 @@ def comm_time_1d_elements() -> sp.Eq:
     return sp.Eq(t_1d_el, COLLECTIVES_1D_ESTI * b * seq_q * d_model / net_bw)
 
 
-@derivation("eq-sharding-esti-2d", "notes on Pope et al. (2022), sec. '2D Weight Stationary' (derived)")
+@derivation("eq-sharding-esti-2d", "notes on Pope et al. (2023), sec. '2D Weight Stationary' (derived)")
 def comm_time_2d_elements() -> sp.Eq:
     """2-D weight-stationary in elements, before optimising (eq-sharding-esti-2d).
 
@@ -317,7 +317,7 @@ def _optimum_2d_elements() -> tuple[sp.Expr, sp.Expr]:
     return _optimise_over_x(comm_time_2d_elements().rhs)
 
 
-@derivation("eq-sharding-esti-2d-opt", "notes on Pope et al. (2022), sec. '2D Weight Stationary'")
+@derivation("eq-sharding-esti-2d-opt", "notes on Pope et al. (2023), sec. '2D Weight Stationary'")
 def optimal_comm_time_2d_elements() -> sp.Eq:
     """Least 2-D time over X: 4·B·L·sqrt(E·F)/(sqrt(n)·W) (eq-sharding-esti-2d-opt).
 
@@ -331,7 +331,7 @@ def optimal_x_2d_elements() -> sp.Expr:
     return _optimum_2d_elements()[0]
 
 
-@derivation("eq-sharding-esti-crossover", "notes on Pope et al. (2022), sec. '2D Weight Stationary'")
+@derivation("eq-sharding-esti-crossover", "notes on Pope et al. (2023), sec. '2D Weight Stationary'")
 def crossover_2d_elements() -> sp.Eq:
     """N_x = 4·F/E chips in the element accounting (eq-sharding-esti-crossover); 16 at F = 4E."""
     (n,) = sp.solve(sp.Eq(optimal_comm_time_2d_elements().rhs, comm_time_1d_elements().rhs),
@@ -350,7 +350,7 @@ def printed_crossover_esti() -> sp.Expr:
 
 
 @derivation("eq-sharding-crossover-axis-credit",
-            "this book; Austin et al. (2025), Q7 and Pope et al. (2022) as special cases")
+            "this book; Austin et al. (2025), Q7 and Pope et al. (2023) as special cases")
 def crossover_with_axis_credit() -> sp.Eq:
     """N_x = 4·k_1D^2·F/(k_2D·D) (eq-sharding-crossover-axis-credit).
 
@@ -370,7 +370,7 @@ def crossover_with_axis_credit() -> sp.Eq:
 # --- memory lower bound ---------------------------------------------------------------------------
 
 
-@derivation("eq-sharding-min-chips", "notes on Pope et al. (2022), sec. 'Partitioning The MLP'")
+@derivation("eq-sharding-min-chips", "notes on Pope et al. (2023), sec. 'Partitioning The MLP'")
 def min_chips_for_weights() -> sp.Eq:
     """Fewest chips whose HBM holds the weights: ceil(p·N/M_HBM) (eq-sharding-min-chips)."""
     return sp.Eq(n_min, sp.ceiling(p * n_param / hbm_cap))
@@ -512,7 +512,7 @@ def _scalar(out):
 # (X, XY or XYZ) before use, and splits the batch over the same group, so the activations move
 # only over the remaining n/N_WG chips, as in 2-D weight-stationary.
 
-#: Notes on Pope et al. (2022), sec. 'Weight Gathered': the two MLP weight matrices, E_x F_yz and
+#: Notes on Pope et al. (2023), sec. 'Weight Gathered': the two MLP weight matrices, E_x F_yz and
 #: F_yz E_x, are both all-gathered before use.
 WEIGHT_MATRICES_WG = 2
 #: The activation collectives of a weight-gathered layout: an all-gather of the input over the
@@ -522,7 +522,7 @@ ACTIVATION_COLLECTIVES_WG = 2
 
 
 @derivation("eq-sharding-wg-comm",
-            "notes on Pope et al. (2022), sec. 'Weight Gathered' (cost derived)")
+            "notes on Pope et al. (2023), sec. 'Weight Gathered' (cost derived)")
 def comm_time_weight_gathered() -> sp.Eq:
     """Weights all-gathered over N_WG < n chips (eq-sharding-wg-comm).
 
@@ -536,7 +536,7 @@ def comm_time_weight_gathered() -> sp.Eq:
 
 
 @derivation("eq-sharding-wg-xyz",
-            "notes on Pope et al. (2022), sec. 'Weight Gathered' ('constant communication cost')")
+            "notes on Pope et al. (2023), sec. 'Weight Gathered' ('constant communication cost')")
 def comm_time_xyz_weight_gathered() -> sp.Eq:
     """XYZ-weight-gathered: 2·E·F/W_net per layer (eq-sharding-wg-xyz).
 
@@ -560,14 +560,14 @@ def _optimum_weight_gathered() -> tuple[sp.Expr, sp.Expr]:
 
 
 @derivation("eq-sharding-wg-group-opt",
-            "notes on Pope et al. (2022), sec. 'Weight Gathered' (derived)")
+            "notes on Pope et al. (2023), sec. 'Weight Gathered' (derived)")
 def optimal_gather_group() -> sp.Eq:
     """N*_WG = sqrt(b·T·n/F) (eq-sharding-wg-group-opt): it grows as the root of the tokens."""
     return sp.Eq(n_wg_star, _optimum_weight_gathered()[0])
 
 
 @derivation("eq-sharding-wg-opt",
-            "notes on Pope et al. (2022), sec. 'Weight Gathered' (derived)")
+            "notes on Pope et al. (2023), sec. 'Weight Gathered' (derived)")
 def optimal_comm_time_weight_gathered() -> sp.Eq:
     """Least weight-gathered time over the group: 4·E·sqrt(b·T·F/n)/W_net (eq-sharding-wg-opt)."""
     return sp.Eq(t_wg_el_star, _optimum_weight_gathered()[1])
@@ -582,7 +582,7 @@ def _tokens_where(lhs: sp.Expr, rhs: sp.Expr) -> sp.Expr:
 
 
 @derivation("eq-sharding-wg-switch-2d",
-            "notes on Pope et al. (2022), sec. 'Weight Gathered' (derived)")
+            "notes on Pope et al. (2023), sec. 'Weight Gathered' (derived)")
 def switch_tokens_2d_to_weight_gathered() -> sp.Eq:
     """Tokens per step where gathering over N_WG chips ties with the best 2-D split.
 
@@ -594,7 +594,7 @@ def switch_tokens_2d_to_weight_gathered() -> sp.Eq:
 
 
 @derivation("eq-sharding-wg-switch-groups",
-            "notes on Pope et al. (2022), sec. 'Weight Gathered' (derived)")
+            "notes on Pope et al. (2023), sec. 'Weight Gathered' (derived)")
 def switch_tokens_between_groups() -> sp.Eq:
     """Tokens per step where groups N_WG < N_WG' tie: F·N·N'/n (eq-sharding-wg-switch-groups)."""
     cost = comm_time_weight_gathered().rhs
@@ -602,7 +602,7 @@ def switch_tokens_between_groups() -> sp.Eq:
 
 
 @derivation("eq-sharding-wg-switch-xyz",
-            "notes on Pope et al. (2022), sec. 'Weight Gathered' (derived)")
+            "notes on Pope et al. (2023), sec. 'Weight Gathered' (derived)")
 def switch_tokens_to_xyz() -> sp.Eq:
     """Tokens where a group N_WG < n ties with XYZ: F·N·(n - N)/n (eq-sharding-wg-switch-xyz)."""
     return sp.Eq(tok_wg_xyz, sp.factor(_tokens_where(comm_time_weight_gathered().rhs,
@@ -610,7 +610,7 @@ def switch_tokens_to_xyz() -> sp.Eq:
 
 
 @derivation("eq-sharding-wg-switch-opt",
-            "notes on Pope et al. (2022), sec. 'Weight Gathered' (derived)")
+            "notes on Pope et al. (2023), sec. 'Weight Gathered' (derived)")
 def switch_tokens_optimal_layouts() -> sp.Eq:
     """Tokens per step where the best gather group ties with the best 2-D split: b·T = E.
 

@@ -156,7 +156,7 @@ def expert_nodes_eq() -> sp.Eq:
     return sp.Eq(n_nodes_c, fm.expert_nodes(ranks, spread=True).subs(xi_ep, 1))
 
 
-@derivation("eq-phys-kv-copies", "this book (physical rules), from Pope et al. (2022)")
+@derivation("eq-phys-kv-copies", "this book (physical rules), from Pope et al. (2023)")
 def kv_copies_eq(mla: bool = False) -> sp.Eq:
     """Copies of each KV-cache entry an attention group holds (eq-phys-kv-copies).
 

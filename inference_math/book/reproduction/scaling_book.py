@@ -1,4 +1,4 @@
-"""The record's rows from Austin et al. (2025) and the notes on Pope et al. (2022): the decode
+"""The record's rows from Austin et al. (2025) and the notes on Pope et al. (2023): the decode
 roofline, KV-cache economics, the worked problems and how many chips."""
 
 from __future__ import annotations
@@ -92,7 +92,7 @@ def roofline_appendix_a() -> Group:
                  "the least latency of one feed-forward layer over 4 chips")
 
 
-# ---- Austin et al. (2025) and the notes on Pope et al. (2022) (chapter "KV-cache economics") --
+# ---- Austin et al. (2025) and the notes on Pope et al. (2023) (chapter "KV-cache economics") --
 
 def _llama2_13b() -> tuple[dict, float]:
     """LLaMA 2-13B's parameter counts and its bf16 cache of one sequence, as the chapter has them."""
@@ -292,7 +292,7 @@ def worked_question5() -> Group:
                  "times its parameters grow, its active parameters and its FLOPs per token")
 
 
-# ---- Austin et al. (2025) and the notes on Pope et al. (2022) (chapter "How many chips") -------
+# ---- Austin et al. (2025) and the notes on Pope et al. (2023) (chapter "How many chips") -------
 
 def sharding_generation() -> Group:
     from ...core import symbols as S
