@@ -259,16 +259,16 @@ def display_symbols() -> tuple[DisplaySymbol, ...]:
                       r"slope of binding constraint $k$ when $N$ and $b$ grow together (more "
                       r"replicas, the same cost per token), $g_{k,N} + g_{k,b}$, in "
                       "{eq}`eq-sens-corner`", (_CORNER_S1, _CORNER_S2)),
-        DisplaySymbol(r"\epsilon_{\mathrm{mem}}", "1",
+        DisplaySymbol(r"\psi_{\mathrm{mem}}", "1",
                       "reachable fraction of the peak bandwidth, {eq}`eq-est-bandwidth-fraction`, "
-                      "in {eq}`eq-est-step-latency`", (_EPS_MEM,)),
-        DisplaySymbol(r"\epsilon_{\mathrm{flop}}", "1",
+                      "in {eq}`eq-est-step-latency`", (_PSI_MEM,)),
+        DisplaySymbol(r"\psi_{\mathrm{flop}}", "1",
                       "reachable fraction of the peak FLOP/s, {eq}`eq-est-flop-fraction`, in "
-                      "{eq}`eq-est-step-latency`", (_EPS_FLOP,)),
-        DisplaySymbol(r"\epsilon_{\mathrm{E}}", "1",
+                      "{eq}`eq-est-step-latency`", (_PSI_FLOP,)),
+        DisplaySymbol(r"\psi_{\mathrm{E}}", "1",
                       "reachable fraction of the peak FLOP/s of the routed experts, "
                       "{eq}`eq-est-expert-flop-fraction`, in {eq}`eq-est-step-latency`",
-                      (_EPS_EXP,)),
+                      (_PSI_EXP,)),
         DisplaySymbol("D", "1",
                       r"determinant of the two binding constraints' slopes in $\ln N$ and "
                       r"$\ln b$, $g_{1,N} g_{2,b} - g_{1,b} g_{2,N}$, in {eq}`eq-sens-corner`",
@@ -580,9 +580,9 @@ def label_of(eq: sp.Basic) -> str | None:
         return None
 
 
-_EPS_MEM = sp.Symbol(r"\epsilon_{\mathrm{mem}}", positive=True)  # eq-est-step-latency's fractions
-_EPS_FLOP = sp.Symbol(r"\epsilon_{\mathrm{flop}}", positive=True)
-_EPS_EXP = sp.Symbol(r"\epsilon_{\mathrm{E}}", positive=True)
+_PSI_MEM = sp.Symbol(r"\psi_{\mathrm{mem}}", positive=True)  # eq-est-step-latency's fractions
+_PSI_FLOP = sp.Symbol(r"\psi_{\mathrm{flop}}", positive=True)
+_PSI_EXP = sp.Symbol(r"\psi_{\mathrm{E}}", positive=True)
 
 
 def _busiest_rank_written():
@@ -603,8 +603,8 @@ def _busiest_rank():
 def _estimate_fractions():
     from ..serving import estimate_rules as er
 
-    return {_EPS_MEM: er.bandwidth_fraction().rhs, _EPS_FLOP: er.flop_fraction().rhs,
-            _EPS_EXP: er.expert_flop_fraction().rhs, S.lam_rank: _busiest_rank_written()}
+    return {_PSI_MEM: er.bandwidth_fraction().rhs, _PSI_FLOP: er.flop_fraction().rhs,
+            _PSI_EXP: er.expert_flop_fraction().rhs, S.lam_rank: _busiest_rank_written()}
 
 
 @form("eq-est-step-latency", "the fractions of eq-est-bandwidth-fraction, eq-est-flop-fraction "
@@ -613,9 +613,9 @@ def _estimate_fractions():
 def _estimate_step():
     from ..serving import estimate_rules as er
 
-    rest = _mul(sp.Add(S.t_flop, -S.t_flop_exp, evaluate=False), _pow(_EPS_FLOP, -1))
-    experts = _mul(S.lam_rank, S.t_flop_exp, _pow(_EPS_EXP, -1))
-    longest = WrittenMax(_mul(S.omega_net, S.t_net), _mul(S.t_mem, _pow(_EPS_MEM, -1)),
+    rest = _mul(sp.Add(S.t_flop, -S.t_flop_exp, evaluate=False), _pow(_PSI_FLOP, -1))
+    experts = _mul(S.lam_rank, S.t_flop_exp, _pow(_PSI_EXP, -1))
+    longest = WrittenMax(_mul(S.omega_net, S.t_net), _mul(S.t_mem, _pow(_PSI_MEM, -1)),
                          sp.Add(rest, experts, evaluate=False))
     serial = _mul(sp.Add(1, -S.omega_net, evaluate=False), S.t_net)
     return sp.Eq(er.step_latency().lhs, sp.Add(S.t_fixed_step, serial, longest, evaluate=False),

@@ -137,7 +137,7 @@ tau_kernel = _define("tau_kernel", r"\tau_{\mathrm{k}}", "s",
                      nonnegative=True, real=True)
 t_est = _define("t_est", r"t_{\mathrm{est}}", "s", "a step's time by the estimate", "serving",
                 **_POS)
-peak_share = _define("peak_share", r"\epsilon", "1",
+peak_share = _define("peak_share", r"\psi", "1",
                      "fraction of a peak (bandwidth or FLOP/s) a kernel reaches", "serving",
                      **_POS)
 t_flop_exp = _define("t_flop_exp", r"t_{\mathrm{flop}}^{\mathrm{E}}", "s",
