@@ -168,3 +168,25 @@ def test_units_wrap_on_a_phone():
     assert notation._unit("bytes/parameter") == "bytes per parameter"
     assert notation._unit("FLOP/s") == "FLOP/s" and notation._unit("$/hour") == r"\$/hour"
     assert notation._unit("1", dash=True) == "–" and notation._unit("1") == "1"
+
+
+# --- one meaning per symbol ---------------------------------------------------------------------
+
+
+def _clashes(latex: list[str]) -> set[str]:
+    """The LaTeX of every symbol listed with more than one meaning."""
+    seen: set[str] = set()
+    return {x for x in latex if x in seen or seen.add(x)}
+
+
+def test_every_symbol_has_one_meaning_across_the_book():
+    """The registry, the display forms' symbols and the chapters' own symbols give each LaTeX
+    spelling one meaning: a chapter's matrix may not reuse a registered letter."""
+    latex = ([entry.latex for entry in REGISTRY.values()]
+             + [entry.latex for entry in display_symbols()]
+             + [entry.latex for entry in notation.CHAPTER_SYMBOLS])
+    assert _clashes(latex) == set()
+
+
+def test_a_symbol_given_two_meanings_is_caught():
+    assert _clashes(["B", r"\mathbf{B}", "b", "B"]) == {"B"}

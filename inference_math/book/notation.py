@@ -73,18 +73,18 @@ class ChapterSymbol:
 CHAPTER_SYMBOLS = (
     ChapterSymbol(r"v_{p/2}/v_{p}", "1", "top speed with half the bytes per weight over the top "
                   "speed with $p$", "quantization"),
-    ChapterSymbol(r"G", "matrix", "gradient of the loss with respect to a layer's output "
+    ChapterSymbol(r"\mathbf{G}", "matrix", "gradient of the loss with respect to a layer's output "
                   "($d_{\\mathrm{out}} \\times n_{\\mathrm{tok}}$)", "rl_rollouts"),
-    ChapterSymbol(r"X", "matrix", "a layer's input ($d_{\\mathrm{in}} \\times n_{\\mathrm{tok}}$)",
+    ChapterSymbol(r"\mathbf{X}", "matrix", "a layer's input ($d_{\\mathrm{in}} \\times n_{\\mathrm{tok}}$)",
                   "rl_rollouts"),
-    ChapterSymbol(r"A", "matrix", "LoRA's down-projection ($r \\times d_{\\mathrm{in}}$)",
+    ChapterSymbol(r"\mathbf{A}", "matrix", "LoRA's down-projection ($r \\times d_{\\mathrm{in}}$)",
                   "rl_rollouts"),
-    ChapterSymbol(r"B", "matrix", "LoRA's up-projection ($d_{\\mathrm{out}} \\times r$)",
+    ChapterSymbol(r"\mathbf{B}", "matrix", "LoRA's up-projection ($d_{\\mathrm{out}} \\times r$)",
                   "rl_rollouts"),
-    ChapterSymbol(r"\frac{\partial J}{\partial B}", "matrix",
-                  "gradient of the loss $J$ with respect to $B$", "rl_rollouts"),
-    ChapterSymbol(r"\frac{\partial J}{\partial A}", "matrix",
-                  "gradient of the loss $J$ with respect to $A$", "rl_rollouts"),
+    ChapterSymbol(r"\frac{\partial J}{\partial \mathbf{B}}", "matrix",
+                  "gradient of the loss $J$ with respect to $\\mathbf{B}$", "rl_rollouts"),
+    ChapterSymbol(r"\frac{\partial J}{\partial \mathbf{A}}", "matrix",
+                  "gradient of the loss $J$ with respect to $\\mathbf{A}$", "rl_rollouts"),
     ChapterSymbol(r"\mathrm{ESS}_{\mathrm{equal}}", "samples",
                   "effective sample size of $n$ equal importance weights", "rl_rollouts"),
     ChapterSymbol(r"\mathrm{ESS}_{\mathrm{single}}", "samples",

@@ -421,7 +421,7 @@ t_fixed = _define("t_fixed", r"T_{0}", "s",
                   "deepseek", **_POS)
 tau_seq = _define("tau_seq", r"\tau_{\mathrm{seq}}", "s/sequence",
                   "time of the compute blocks per sequence of the batch", "deepseek", **_POS)
-kappa_seq = _define("kappa_seq", r"\kappa_{\mathrm{seq}}", "s/sequence",
+kappa_seq = _define("kappa_seq", r"\tau_{\mathrm{comm}}", "s/sequence",
                     "all-to-all time per sequence of the batch", "deepseek", **_POS)
 b_tbo = _define("b_tbo", r"b_{\mathrm{TBO}}", "sequences",
                 "batch above which two-batch overlap beats serial execution", "deepseek", **_POS)
