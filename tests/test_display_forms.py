@@ -33,8 +33,9 @@ def _expanded(form) -> sp.Basic:
 
 
 def _numeric(expr, point):
-    value = expr.subs(point)
-    return complex(sp.N(value, 30))
+    """The value at 30 digits, as a SymPy number: a power of a large base (a token's miss chance
+    raised to the batch's tokens) stays finite where a double would overflow."""
+    return sp.N(expr.subs(point), 30)
 
 
 def _random_point(rng, symbols):

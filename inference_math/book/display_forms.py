@@ -585,6 +585,15 @@ _PSI_FLOP = sp.Symbol(r"\psi_{\mathrm{flop}}", positive=True)
 _PSI_EXP = sp.Symbol(r"\psi_{\mathrm{E}}", positive=True)
 
 
+@form("eq-est-experts-hit", "the chance that one token misses an expert written 1 − k/E")
+def _experts_hit():
+    from ..serving import estimate_rules as er
+
+    miss = sp.Add(1, _mul(-1, S.n_active, _pow(S.n_experts, -1)), evaluate=False)
+    hit = sp.Add(1, _mul(-1, _pow(miss, S.m_tokens)), evaluate=False)
+    return sp.Eq(er.experts_hit().lhs, _mul(S.n_experts, hit), evaluate=False)
+
+
 def _busiest_rank_written():
     """1 + ρ_r √(2 (N_EP − 1) ln N_EP / (m k)), at most N_EP, as written."""
     spread = _mul(2, sp.Add(S.n_ep, -1, evaluate=False), sp.log(S.n_ep),

@@ -31,9 +31,11 @@ d_model = _define("d_model", r"d_{\mathrm{model}}", "elements", "residual stream
 d_ff = _define("d_ff", r"d_{\mathrm{ff}}", "elements", "feed-forward width of one expert",
                "model", **_POS)
 n_ff_in = _define("n_ff_in", r"m_{\mathrm{in}}", "matrices",
-                  "matrices mapping d_model to d_ff in one expert (2 for SwiGLU)", "model", **_POS)
+                  (r"matrices from $d_{\mathrm{model}}$ to $d_{\mathrm{ff}}$ in one expert "
+                   "(2 for SwiGLU)"), "model", **_POS)
 n_ff_out = _define("n_ff_out", r"m_{\mathrm{out}}", "matrices",
-                   "matrices mapping d_ff back to d_model in one expert", "model", **_POS)
+                   r"matrices from $d_{\mathrm{ff}}$ back to $d_{\mathrm{model}}$ in one expert",
+                   "model", **_POS)
 n_q = _define("n_q", r"n_{q}", "heads", "query heads per layer", "model", **_POS)
 g = _define("g", "g", "heads", "query heads per key-value head (GQA group size)", "model", **_POS)
 d_head = _define("d_head", r"d_{\mathrm{head}}", "elements", "width of one attention head",
@@ -66,8 +68,12 @@ b_half = _define("b_half", r"b_{1/2}", "sequences",
                  "batch at which half of the experts are read, in expectation", "moe", **_POS)
 
 # --- hardware -----------------------------------------------------------------------------
-flops = _define("flops", "C", "FLOP/s", "arithmetic throughput of one GPU", "hardware", **_POS)
-hbm_bw = _define("hbm_bw", "B", "bytes/s", "memory (HBM) bandwidth of one GPU", "hardware", **_POS)
+flops = _define("flops", "C", "FLOP/s",
+                ("arithmetic throughput of one GPU (its peak, or the cap the chapter "
+                 "names)"), "hardware", **_POS)
+hbm_bw = _define("hbm_bw", "B", "bytes/s",
+                 ("memory (HBM) bandwidth of one GPU (its peak, or the cap the chapter "
+                  "names)"), "hardware", **_POS)
 t_hop = _define("t_hop", r"t_{\mathrm{hop}}", "s",
                 "latency of one hop of a ring collective", "hardware", **_POS)
 t_base = _define("t_base", r"t_{\mathrm{base}}", "s",
@@ -157,7 +163,8 @@ intensity = _define("intensity", r"\mathcal{I}", "FLOP/byte",
                     "arithmetic intensity: FLOP done per byte moved between HBM and the compute units",
                     "intensity", **_POS)
 seq_kv = _define("seq_kv", "S", "tokens",
-                 "context length: KV-cache entries each sequence attends to (and stores)",
+                 (r"KV-cache entries each sequence attends to and stores, as the scaling book counts "
+                  r"context ($\ell$ in the paper's chapters)"),
                  "intensity", **_POS)
 seq_q = _define("seq_q", "T", "tokens",
                 "query tokens per sequence in one forward pass (the prompt in prefill, 1 in decode)",
@@ -198,7 +205,7 @@ hbm_cap = _define("hbm_cap", r"M_{\mathrm{HBM}}", "bytes", "HBM capacity of one 
 b_max = _define("b_max", r"b_{\max}", "sequences",
                 "largest batch whose KV caches fit in HBM beside the weights", "kv", **_POS)
 kv_ratio = _define("kv_ratio", r"\rho_{\mathrm{KV}}", "1",
-                   "KV-cache bytes of multi-head attention over those with n_kv heads", "kv",
+                   r"KV-cache bytes of multi-head attention over those with $n_{\mathrm{kv}}$ heads", "kv",
                    **_POS)
 b_star_moe = _define("b_star_moe", r"b^{*}_{\mathrm{MoE}}", "sequences",
                      "critical batch of an MoE feed-forward block whose experts are all read",
@@ -223,10 +230,12 @@ y_max = _define("y_max", r"Y_{\max}", "chips",
                 "most ways of model parallelism before ICI time exceeds weight-load time",
                 "sharding", **_POS)
 t_hbm = _define("t_hbm", r"T_{\mathrm{HBM}}", "s",
-                "time to read one chip's share of a d_model x d_ff weight matrix from HBM",
+                (r"time to read one chip's share of a $d_{\mathrm{model}} \times "
+                 r"d_{\mathrm{ff}}$ weight matrix from HBM"),
                 "sharding", **_POS)
 t_ici = _define("t_ici", r"T_{\mathrm{ICI}}", "s",
-                "time to move the b x d_model activations of one matmul over ICI", "sharding",
+                (r"time to move the $b \times d_{\mathrm{model}}$ activations of one "
+                 r"matmul over ICI"), "sharding",
                 **_POS)
 x_2d = _define("x_2d", "X", "chips", "2-D layout: chips along the axis that splits d_model",
                "sharding", **_POS)
@@ -265,7 +274,8 @@ n_cross_el = _define("n_cross_el", r"N_{\times}^{\mathrm{el}}", "chips",
 k_1d = _define("k_1d", r"k_{\mathrm{1D}}", "axes",
                "torus axes whose links a 1-D collective is credited with", "sharding", **_POS)
 k_2d = _define("k_2d", r"k_{\mathrm{2D}}", "axes",
-               "torus axes whose links the 2-D d_model collectives are credited with", "sharding",
+               (r"torus axes whose links the 2-D $d_{\mathrm{model}}$ collectives are "
+                r"credited with"), "sharding",
                **_POS)
 n_min = _define("n_min", r"N_{\mathrm{GPU}}^{\min}", "chips",
                 "fewest chips whose HBM holds the weights", "sharding", **_POS)
@@ -604,13 +614,14 @@ pref_exp = _define("pref_exp", r"\alpha_{\mathrm{u}}", "1",
                    "user-preference exponent: a token at speed $v$ is worth "
                    "$v^{\\alpha_{\\mathrm{u}}}$ (eq. 45)",
                    "full", **_POS)
-speed = _define("speed", "v", "tokens/s", "tokens per second per request: 1 / token latency",
+speed = _define("speed", "v", "tokens/s", "tokens per second per user: 1 / token latency",
                 "full", **_POS)
 usd_mtok_full = _define("usd_mtok_full", r"c_{\mathrm{Mtok}}", "$/million tokens",
                         "price of a million output tokens at cost", "full", **_POS)
 
 preference = _define("preference", r"U", "(tokens/s)^α_u per $/million tokens",
-                     "what a customer maximizes: speed^alpha_u over price (eq. 45)", "full", **_POS)
+                     (r"what a customer maximizes: $v^{\alpha_{\mathrm{u}}}$ over price (eq. "
+                      r"45)"), "full", **_POS)
 usd_mtok_floor = _define("usd_mtok_floor", r"c_{\mathrm{Mtok}}^{\mathrm{KV}}", "$/million tokens",
                          "cost floor of reading the KV cache once per generated token", "full",
                          **_POS)
@@ -622,7 +633,8 @@ t_sweep = _define("t_sweep", r"t_{\mathrm{sweep}}", "s",
 v_cap = _define("v_cap", r"v_{\mathrm{cap}}", "tokens/s",
                 "speed above which a GPU's HBM capacity cannot bind (Erdil 2025, sec. 3.5)",
                 "full", **_POS)
-eta_bw = _define("eta_bw", r"\eta_{B}", "1", "fraction of peak HBM bandwidth sustained",
+eta_bw = _define("eta_bw", r"\eta_{B}", "1", ("fraction of the peak HBM bandwidth a setting sustains "
+                  "(a fixed cap, Erdil 2025, sec. 3.5)"),
                  "full", **_POS)
 
 
@@ -641,7 +653,8 @@ m_kv = _define("m_kv", r"m_{\mathrm{kv}}", "matrices",
                "key and value projections of an attention layer: 2, or 1 when the values reuse "
                "the keys (Gemma 4's attention_k_eq_v)", "model", **_POS)
 d_v = _define("d_v", r"d_{v}", "elements",
-              "width of one MLA value head (d_head is then the position-free query and key width)",
+              (r"width of one MLA value head ($d_{\mathrm{head}}$ is then the "
+               r"position-free query and key width)"),
               "model", **_POS)
 n_lk = _define("n_lk", r"n_{\mathrm{lin},k}", "heads", "key heads of a linear-attention layer",
                "model", **_POS)

@@ -117,10 +117,12 @@ t_fixed_step = _define("t_fixed_step", r"t_{0}", "s",
                        "fixed time of every step: scheduling, sampling, synchronization",
                        "serving", nonnegative=True, real=True)
 eta_mem = _define("eta_mem", r"\eta_{\mathrm{mem}}", "1",
-                  "reachable fraction of the peak HBM bandwidth by a kernel reading many bytes",
+                  ("the estimate's fitted fraction of the peak HBM bandwidth a kernel reading many "
+                   "bytes reaches"),
                   "serving", **_POS)
 beta_half = _define("beta_half", r"\beta_{1/2}", "bytes",
-                    "bytes per GPU per layer at which half of eta_mem is reached", "serving",
+                    r"bytes per GPU per layer at which half of $\eta_{\mathrm{mem}}$ is reached",
+                    "serving",
                     nonnegative=True, real=True)
 beta_layer = _define("beta_layer", r"\beta_{\mathrm{L}}", "bytes",
                      "bytes one GPU reads per layer in a step", "serving", **_POS)
@@ -128,7 +130,7 @@ eta_flop = _define("eta_flop", r"\eta_{\mathrm{flop}}", "1",
                    "reachable fraction of the peak FLOP/s by a matmul of many tokens", "serving",
                    **_POS)
 m_half = _define("m_half", r"m_{1/2}", "tokens",
-                 "tokens per weight at which half of eta_flop is reached", "serving",
+                 r"tokens per weight at which half of $\eta_{\mathrm{flop}}$ is reached", "serving",
                  nonnegative=True, real=True)
 m_tokens = _define("m_tokens", r"m_{\mathrm{tok}}", "tokens",
                    "tokens one weight sees in a step (a matmul's rows)", "serving", **_POS)

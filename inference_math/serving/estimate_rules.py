@@ -65,9 +65,9 @@ def bandwidth_fraction() -> sp.Eq:
     """Reachable fraction of the peak HBM bandwidth for a kernel reading β bytes per GPU
     (eq-est-bandwidth-fraction).
 
-    The kernel takes β/(η_mem·B) + τ_k; the fraction e of the peak B it reaches solves
-    β/(e·B) = β/(η_mem·B) + τ_k. Writing τ_k as the time of β_½ bytes at η_mem·B gives
-    e = η_mem·β/(β + β_½).
+    The kernel takes β/(η_mem·B) + τ_k; the fraction ψ of the peak B it reaches solves
+    β/(ψ·B) = β/(η_mem·B) + τ_k. Writing τ_k as the time of β_½ bytes at η_mem·B gives
+    ψ = η_mem·β/(β + β_½).
     """
     (share,) = sp.solve(sp.Eq(beta_layer / (_fraction * hbm_bw),
                               beta_layer / (eta_mem * hbm_bw) + tau_kernel), _fraction)
@@ -77,8 +77,8 @@ def bandwidth_fraction() -> sp.Eq:
 @derivation("eq-est-flop-fraction", "this book, from Erdil (2025) eqs. 29-30")
 def flop_fraction() -> sp.Eq:
     """Reachable fraction of the peak FLOP/s for matmuls whose weights each see m tokens
-    (eq-est-flop-fraction): 2·m FLOPs per weight done in the time of 2·(m + m_½) at η_flop·F,
-    so e·F·2(m + m_½)/(η_flop·F) = 2m gives e = η_flop·m/(m + m_½)."""
+    (eq-est-flop-fraction): 2·m FLOPs per weight take the time of 2·(m + m_½) FLOPs at η_flop·C,
+    so ψ·C·2(m + m_½)/(η_flop·C) = 2m gives ψ = η_flop·m/(m + m_½)."""
     work = 2 * m_tokens
     time = 2 * (m_tokens + m_half) / (eta_flop * flops)
     (share,) = sp.solve(sp.Eq(_fraction * flops * time, work), _fraction)
@@ -88,11 +88,12 @@ def flop_fraction() -> sp.Eq:
 @derivation("eq-est-experts-hit", "this book, from the occupancy problem of Feller (1968), ch. II")
 def experts_hit() -> sp.Eq:
     """Experts of a layer that at least one of the step's m tokens is routed to, in expectation,
-    each token choosing its k of the E experts uniformly (eq-est-experts-hit).
+    each token choosing its n_active of the n_expert experts uniformly (eq-est-experts-hit).
 
-    A token misses a given expert with the probability C(E−1, k)/C(E, k) = 1 − k/E; m tokens
+    A token misses a given expert with the probability
+    binom(n_expert − 1, n_active)/binom(n_expert, n_active) = 1 − n_active/n_expert; m tokens
     routed independently all miss it with its m-th power, and the expected count of experts hit
-    is E times the complement (linearity of expectation).
+    is n_expert times the complement (linearity of expectation).
     """
     e, k, m = n_experts, n_active, m_tokens
     miss_one = sp.combsimp(sp.binomial(e - 1, k) / sp.binomial(e, k))

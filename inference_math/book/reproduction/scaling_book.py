@@ -365,11 +365,13 @@ def sharding_prefill() -> Group:
     alpha_fn = compile_fn(sharding.ici_intensity_definition(), (S.flops, S.ici_bw))
     # 16-bit arithmetic over both directions of a link, the TPU v5p's
     alpha = float(alpha_fn(v5p.flops(16), 2 * v5p.ici_bandwidth))
-    rows = (Row("α_ICI, TPU v5p", sharding.QUOTED["prefill_alpha"], alpha, 0, 1e-9),)
+    rows = (Row("FLOP/s per ICI byte/s, TPU v5p", sharding.QUOTED["prefill_alpha"], alpha, 0,
+                1e-9),)
     return Group(AUSTIN, "Prefill", "serving-engines-prefill", rows,
-                 "the ratio α_ICI of arithmetic rate to ICI bandwidth in the rule of model "
-                 "parallelism for prefill, F/α_ICI; the source does not name its chip, and the "
-                 "TPU v5p's, in 16-bit arithmetic with both link directions, matches")
+                 "the ratio of arithmetic rate to ICI bandwidth in the rule of model parallelism "
+                 "for prefill (the feed-forward width over that ratio); the source does not name "
+                 "its chip, and the TPU v5p's, in 16-bit arithmetic with both link directions, "
+                 "matches")
 
 
 def sharding_elements() -> Group:
