@@ -259,16 +259,6 @@ def display_symbols() -> tuple[DisplaySymbol, ...]:
                       r"slope of binding constraint $k$ when $N$ and $b$ grow together (more "
                       r"replicas, the same cost per token), $g_{k,N} + g_{k,b}$, in "
                       "{eq}`eq-sens-corner`", (_CORNER_S1, _CORNER_S2)),
-        DisplaySymbol(r"\psi_{\mathrm{mem}}", "1",
-                      "reachable fraction of the peak bandwidth, {eq}`eq-est-bandwidth-fraction`, "
-                      "in {eq}`eq-est-step-latency`", (_PSI_MEM,)),
-        DisplaySymbol(r"\psi_{\mathrm{flop}}", "1",
-                      "reachable fraction of the peak FLOP/s, {eq}`eq-est-flop-fraction`, in "
-                      "{eq}`eq-est-step-latency`", (_PSI_FLOP,)),
-        DisplaySymbol(r"\psi_{\mathrm{E}}", "1",
-                      "reachable fraction of the peak FLOP/s of the routed experts, "
-                      "{eq}`eq-est-expert-flop-fraction`, in {eq}`eq-est-step-latency`",
-                      (_PSI_EXP,)),
         DisplaySymbol("D", "1",
                       r"determinant of the two binding constraints' slopes in $\ln N$ and "
                       r"$\ln b$, $g_{1,N} g_{2,b} - g_{1,b} g_{2,N}$, in {eq}`eq-sens-corner`",
@@ -580,9 +570,7 @@ def label_of(eq: sp.Basic) -> str | None:
         return None
 
 
-_PSI_MEM = sp.Symbol(r"\psi_{\mathrm{mem}}", positive=True)  # eq-est-step-latency's fractions
-_PSI_FLOP = sp.Symbol(r"\psi_{\mathrm{flop}}", positive=True)
-_PSI_EXP = sp.Symbol(r"\psi_{\mathrm{E}}", positive=True)
+_PSI_MEM, _PSI_FLOP, _PSI_EXP = S.psi_mem, S.psi_flop, S.psi_exp  # eq-est-step-latency's
 
 
 @form("eq-est-experts-hit", "the chance that one token misses an expert written 1 − k/E")

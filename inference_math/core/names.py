@@ -332,7 +332,9 @@ m_half = "m_half"
 m_tokens = "m_tokens"
 tau_kernel = "tau_kernel"
 t_est = "t_est"
-peak_share = "peak_share"
+psi_mem = "psi_mem"
+psi_flop = "psi_flop"
+psi_exp = "psi_exp"
 t_flop_exp = "t_flop_exp"
 n_hit = "n_hit"
 rho_route = "rho_route"
@@ -710,7 +712,9 @@ NAMES = (
     m_tokens,
     tau_kernel,
     t_est,
-    peak_share,
+    psi_mem,
+    psi_flop,
+    psi_exp,
     t_flop_exp,
     n_hit,
     rho_route,

@@ -139,9 +139,15 @@ tau_kernel = _define("tau_kernel", r"\tau_{\mathrm{k}}", "s",
                      nonnegative=True, real=True)
 t_est = _define("t_est", r"t_{\mathrm{est}}", "s", "a step's time by the estimate", "serving",
                 **_POS)
-peak_share = _define("peak_share", r"\psi", "1",
-                     "fraction of a peak (bandwidth or FLOP/s) a kernel reaches", "serving",
-                     **_POS)
+psi_mem = _define("psi_mem", r"\psi_{\mathrm{mem}}", "1",
+                  "fraction of the peak HBM bandwidth a kernel reading a layer's bytes reaches",
+                  "serving", **_POS)
+psi_flop = _define("psi_flop", r"\psi_{\mathrm{flop}}", "1",
+                   "fraction of the peak FLOP/s a matmul whose weights each see m tokens reaches",
+                   "serving", **_POS)
+psi_exp = _define("psi_exp", r"\psi_{\mathrm{E}}", "1",
+                  "fraction of the peak FLOP/s the routed experts' grouped matmul reaches",
+                  "serving", **_POS)
 t_flop_exp = _define("t_flop_exp", r"t_{\mathrm{flop}}^{\mathrm{E}}", "s",
                      "the routed experts' share of a step's arithmetic time at the peak",
                      "serving", nonnegative=True, real=True)

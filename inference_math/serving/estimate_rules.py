@@ -44,7 +44,9 @@ from ..core.symbols import (
     n_experts,
     n_hit,
     omega_net,
-    peak_share,
+    psi_exp,
+    psi_flop,
+    psi_mem,
     rho_route,
     t_est,
     t_fixed_step,
@@ -57,7 +59,6 @@ from ..core.symbols import (
 )
 from ..fullmodel import physical_rules as phys
 
-_fraction = peak_share
 
 
 @derivation("eq-est-bandwidth-fraction", "this book, from Erdil (2025) eqs. 29-30")
@@ -69,9 +70,9 @@ def bandwidth_fraction() -> sp.Eq:
     β/(ψ·B) = β/(η_mem·B) + τ_k. Writing τ_k as the time of β_½ bytes at η_mem·B gives
     ψ = η_mem·β/(β + β_½).
     """
-    (share,) = sp.solve(sp.Eq(beta_layer / (_fraction * hbm_bw),
-                              beta_layer / (eta_mem * hbm_bw) + tau_kernel), _fraction)
-    return sp.Eq(_fraction, sp.factor(share.subs(tau_kernel, beta_half / (eta_mem * hbm_bw))))
+    (share,) = sp.solve(sp.Eq(beta_layer / (psi_mem * hbm_bw),
+                              beta_layer / (eta_mem * hbm_bw) + tau_kernel), psi_mem)
+    return sp.Eq(psi_mem, sp.factor(share.subs(tau_kernel, beta_half / (eta_mem * hbm_bw))))
 
 
 @derivation("eq-est-flop-fraction", "this book, from Erdil (2025) eqs. 29-30")
@@ -81,8 +82,8 @@ def flop_fraction() -> sp.Eq:
     so ψ·C·2(m + m_½)/(η_flop·C) = 2m gives ψ = η_flop·m/(m + m_½)."""
     work = 2 * m_tokens
     time = 2 * (m_tokens + m_half) / (eta_flop * flops)
-    (share,) = sp.solve(sp.Eq(_fraction * flops * time, work), _fraction)
-    return sp.Eq(_fraction, sp.factor(share))
+    (share,) = sp.solve(sp.Eq(psi_flop * flops * time, work), psi_flop)
+    return sp.Eq(psi_flop, sp.factor(share))
 
 
 @derivation("eq-est-experts-hit", "this book, from the occupancy problem of Feller (1968), ch. II")
@@ -129,8 +130,8 @@ def expert_flop_fraction() -> sp.Eq:
     the time of m·k + n_hit·m_½ at η_flop·F."""
     work = 2 * m_tokens * n_active
     time = 2 * (m_tokens * n_active + n_hit * m_half) / (eta_flop * flops)
-    (share,) = sp.solve(sp.Eq(_fraction * flops * time, work), _fraction)
-    return sp.Eq(_fraction, sp.factor(share))
+    (share,) = sp.solve(sp.Eq(psi_exp * flops * time, work), psi_exp)
+    return sp.Eq(psi_exp, sp.factor(share))
 
 
 @derivation("eq-est-step-latency", "this book, from Erdil (2025) eqs. 29-30 (eq-phys-forward-latency)")
