@@ -56,8 +56,8 @@ def plain_log_ticks(ax) -> None:
 #: Legend labels of the bands (10th-90th percentiles): the estimate's errors, and the spread of
 #: the GPU's assumed and provisional values (analysis.bands) where it has any.
 BAND_LABELS = {
-    "estimate": "estimate: errors, assumptions",
-    "paper": "paper: assumptions",
+    "estimate": "estimate's band (its misses and the GPU's uncertain numbers)",
+    "paper": "paper curve's band (the GPU's uncertain numbers)",
 }
 
 
