@@ -60,7 +60,6 @@ from ..core.symbols import (
 from ..fullmodel import physical_rules as phys
 
 
-
 @derivation("eq-est-bandwidth-fraction", "this book, from Erdil (2025) eqs. 29-30")
 def bandwidth_fraction() -> sp.Eq:
     """Reachable fraction of the peak HBM bandwidth for a kernel reading β bytes per GPU
