@@ -10,7 +10,9 @@ from .symbol_registry import define as _define
 
 # --- prefill and a given deployment (section owned by inference_math/serving/prefill.py) ---
 t_ttft = _define("t_ttft", r"t_{\mathrm{TTFT}}", "s",
-                 "time to first token (TTFT): the forward pass of one prompt, alone in its micro-batch",
+                 ("time to first token (TTFT), from a prompt's arrival to its first token: for "
+                  "one prompt alone in its micro-batch, or at worst or on average beside "
+                  "decoding, as each equation states"),
                  "full", **_POS)
 usd_mtok_in = _define("usd_mtok_in", r"c_{\mathrm{Mtok}}^{\mathrm{in}}", "$/million tokens",
                       "price of a million input (prefilled) tokens at cost", "full", **_POS)
