@@ -644,7 +644,7 @@ _NONNEG = {"nonnegative": True, "integer": True}
 n_groups = _define("n_groups", r"n_{\mathrm{groups}}", "groups",
                    "layer groups: runs of layers with the same attention and feed-forward block",
                    "model", positive=True, integer=True)
-grp = _define("grp", "i", "1", "index of a layer group, 1 to G", "model", positive=True,
+grp = _define("grp", "i", "1", r"index of a layer group, 1 to $n_{\mathrm{groups}}$", "model", positive=True,
               integer=True)
 m_q = _define("m_q", r"m_{q}", "matrices",
               "query-sized input projections of an attention layer: 1, or 2 with an output gate "

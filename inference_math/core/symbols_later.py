@@ -92,17 +92,17 @@ n_run = _define("n_run", r"R_{\mathrm{run}}", "requests",
                 "requests a closed-loop run sends to one instance, the first b of them at once",
                 "serving", **_POS)
 t_burst = _define("t_burst", r"t_{\mathrm{burst}}", "s",
-                  "a decode step that also carries a whole budget C of prompt tokens (a step "
-                  "with prompts waiting beyond its budget)", "serving", **_POS)
+                  (r"a decode step that also carries a whole budget $C_{\mathrm{chunk}}$ of prompt "
+                   "tokens (a step with prompts waiting beyond its budget)"), "serving", **_POS)
 ttft_wave = _define("ttft_wave", r"\tau_{\mathrm{TTFT}}^{(k)}", "s",
-                    "time to first token a user sees, queueing included, for the k-th prompt of "
-                    "an initial burst", "serving", **_POS)
+                    (r"time to first token a user sees, queueing included, for the "
+                     r"$k_{\mathrm{w}}$-th prompt of an initial burst"), "serving", **_POS)
 ttft_mean = _define("ttft_mean", r"\bar{\tau}_{\mathrm{TTFT}}", "s",
                     "mean time to first token a user sees, queueing included, over the requests "
                     "of a run", "serving", **_POS)
 ttft_quant = _define("ttft_quant", r"\tau_{\mathrm{TTFT}}^{(p)}", "s",
-                     "p-quantile of the time to first token a user sees, queueing included, over "
-                     "the requests of a run", "serving", **_POS)
+                     (r"$p_{\mathrm{q}}$-quantile of the time to first token a user sees, "
+                      "queueing included, over the requests of a run"), "serving", **_POS)
 rho_pre = _define("rho_pre", r"\rho_{\mathrm{pre}}", "1",
                   "load of the prefill queue: the share of the time it holds prompt work",
                   "serving", **_POS)
@@ -110,7 +110,8 @@ t_wait = _define("t_wait", r"\bar{W}_{\mathrm{q}}", "s",
                  "mean wait of an arriving prompt for the prompt work queued ahead of it",
                  "serving", **_POS)
 t_wait_q = _define("t_wait_q", r"W_{\mathrm{q}}^{(p)}", "s",
-                   "p-quantile of the wait of an arriving prompt for the prompt work ahead",
+                   (r"$p_{\mathrm{q}}$-quantile of the wait of an arriving prompt for the prompt "
+                    "work ahead"),
                    "serving", nonnegative=True, real=True)
 
 
