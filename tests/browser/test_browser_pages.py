@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import PurePosixPath
 from urllib.parse import unquote, urlsplit
 
 import pytest
-from browser_site import FIGURES, RAW_TEX, toc_pages
+from browser_site import FIGURES, RAW_TEX, SITE, toc_pages
 
 PAGES = toc_pages()
 LANDING = "book/intro.html"
@@ -115,3 +116,25 @@ def test_landing_page_screenshot(new_page):
     FIGURES.mkdir(exist_ok=True)
     page.screenshot(path=FIGURES / "browser-landing.png")
     assert (FIGURES / "browser-landing.png").stat().st_size > 10_000
+
+
+# A code cell whose last line is a value (a glue call returns its number) prints it as plain text
+# under the cell; the chapters show tables, figures and markdown, never a bare value.
+STRAY = re.compile(r'<div class="output text_plain[^"]*"><div class="highlight">'
+                   r"<pre><span></span>(.*?)</pre>", re.S)
+
+
+def _stray_outputs(html: str) -> list[str]:
+    return [text.strip()[:60] for text in STRAY.findall(html)]
+
+
+def test_a_stray_output_is_found():
+    html = ('<div class="output text_plain highlight-myst-ansi notranslate"><div class="highlight">'
+            '<pre><span></span>1.0200868526155182\n</pre></div></div>')
+    assert _stray_outputs(html) == ["1.0200868526155182"]
+
+
+@pytest.mark.parametrize("path", PAGES)
+def test_no_chapter_prints_a_stray_value(path):
+    stray = _stray_outputs((SITE / path).read_text(encoding="utf-8"))
+    assert not stray, f"{path}: a code cell prints a bare value:{_listing(stray)}"
