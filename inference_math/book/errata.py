@@ -82,21 +82,7 @@ def _plain(title: str) -> str:
     return text.replace("<", "‹").replace(">", "›").replace("`", "'")
 
 
-#: Unicode's subscript letters and digits: a subscript made only of these is set as one
-_SUBSCRIPT = dict(zip("aehijklmnoprstuvx0123456789", "ₐₑₕᵢⱼₖₗₘₙₒₚᵣₛₜᵤᵥₓ₀₁₂₃₄₅₆₇₈₉", strict=True))
-
-
-def _subscript(text: str) -> str:
-    if text and all(c in _SUBSCRIPT for c in text):
-        return "".join(_SUBSCRIPT[c] for c in text)
-    return f"_{text}"
-
-
 def _math_text(tex: str) -> str:
-    """Inline math as plain text: Greek letters as such, a subscript in subscript characters
-    where Unicode has them, spaces around a relation (αᵤ = 3)."""
     text = re.sub(r"\\mathrm\{([^}]*)\}", r"\1", tex)
-    text = text.replace(r"\alpha", "α")
-    text = re.sub(r"_\{([^}]*)\}", lambda m: _subscript(m.group(1).replace(" ", "")), text)
-    text = text.replace("{", "").replace("}", "").replace(" ", "")
-    return re.sub(r"([=<>≤≥])", r" \1 ", text)
+    text = text.replace(r"\alpha", "α").replace("_{", "_").replace("{", "").replace("}", "")
+    return text.replace(" ", "")
