@@ -570,10 +570,9 @@ def label_of(eq: sp.Basic) -> str | None:
         return None
 
 
-_PSI_MEM, _PSI_FLOP, _PSI_EXP = S.psi_mem, S.psi_flop, S.psi_exp  # eq-est-step-latency's
 
 
-@form("eq-est-experts-hit", "the chance that one token misses an expert written 1 − k/E")
+@form("eq-est-experts-hit", "the chance that one token misses an expert written 1 − n_active/n_expert")
 def _experts_hit():
     from ..serving import estimate_rules as er
 
@@ -600,8 +599,8 @@ def _busiest_rank():
 def _estimate_fractions():
     from ..serving import estimate_rules as er
 
-    return {_PSI_MEM: er.bandwidth_fraction().rhs, _PSI_FLOP: er.flop_fraction().rhs,
-            _PSI_EXP: er.expert_flop_fraction().rhs, S.lam_rank: _busiest_rank_written()}
+    return {S.psi_mem: er.bandwidth_fraction().rhs, S.psi_flop: er.flop_fraction().rhs,
+            S.psi_exp: er.expert_flop_fraction().rhs, S.lam_rank: _busiest_rank_written()}
 
 
 @form("eq-est-step-latency", "the fractions of eq-est-bandwidth-fraction, eq-est-flop-fraction "
@@ -610,9 +609,9 @@ def _estimate_fractions():
 def _estimate_step():
     from ..serving import estimate_rules as er
 
-    rest = _mul(sp.Add(S.t_flop, -S.t_flop_exp, evaluate=False), _pow(_PSI_FLOP, -1))
-    experts = _mul(S.lam_rank, S.t_flop_exp, _pow(_PSI_EXP, -1))
-    longest = WrittenMax(_mul(S.omega_net, S.t_net), _mul(S.t_mem, _pow(_PSI_MEM, -1)),
+    rest = _mul(sp.Add(S.t_flop, -S.t_flop_exp, evaluate=False), _pow(S.psi_flop, -1))
+    experts = _mul(S.lam_rank, S.t_flop_exp, _pow(S.psi_exp, -1))
+    longest = WrittenMax(_mul(S.omega_net, S.t_net), _mul(S.t_mem, _pow(S.psi_mem, -1)),
                          sp.Add(rest, experts, evaluate=False))
     serial = _mul(sp.Add(1, -S.omega_net, evaluate=False), S.t_net)
     return sp.Eq(er.step_latency().lhs, sp.Add(S.t_fixed_step, serial, longest, evaluate=False),

@@ -126,7 +126,7 @@ def expert_flop_fraction() -> sp.Eq:
     """Reachable fraction of the peak FLOP/s for the routed experts' grouped matmul
     (eq-est-expert-flop-fraction): each expert multiplies its own tokens, and each of the
     n_hit experts hit pays the padding m_½ of eq-est-flop-fraction, so the m·k useful rows take
-    the time of m·k + n_hit·m_½ at η_flop·F."""
+    the time of m·k + n_hit·m_½ at η_flop·C."""
     work = 2 * m_tokens * n_active
     time = 2 * (m_tokens * n_active + n_hit * m_half) / (eta_flop * flops)
     (share,) = sp.solve(sp.Eq(psi_exp * flops * time, work), psi_exp)
